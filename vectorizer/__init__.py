@@ -1,0 +1,1 @@
+"""An SPMD whole-function vectorizer for GPU-style kernels on CPUs."""
