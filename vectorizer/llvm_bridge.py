@@ -166,3 +166,25 @@ def optimize(src: str | llvm.ModuleRef, speed_level: int = 3, vectorize: bool = 
     mpm = pb.getModulePassManager()
     mpm.run(mod, pb)
     return str(mod)
+
+
+def run_function_passes(src: str | llvm.ModuleRef, function: str, passes: Iterable[str]) -> str:
+    """Run LLVM function passes over one function of a module, leaving the rest untouched."""
+    mod = src if isinstance(src, llvm.ModuleRef) else parse(src)
+    pto = llvm.create_pipeline_tuning_options(speed_level=2)
+    pb = llvm.create_pass_builder(_target_machine(), pto)
+    fpm = llvm.create_new_function_pass_manager()
+    for name in passes:
+        if name not in _FUNCTION_PASSES:
+            raise ValueError(f"unknown LLVM function pass {name!r}")
+        getattr(fpm, _PASSES[name])()
+    fn = mod.get_function(function)
+    fpm.run(fn, pb)
+    return str(mod)
+
+
+_FUNCTION_PASSES = frozenset(
+    name
+    for name, method in _PASSES.items()
+    if hasattr(llvm.FunctionPassManager, method)
+)

@@ -1,0 +1,166 @@
+"""Uniform Value Analysis: which values differ between the lanes of a packet.
+
+Vector roots are the work-item queries that vary along the vectorized
+dimension (`get_global_id(dim)`, `get_local_id(dim)`, linear ids). Each root
+and, recursively, every user of a varying value is varying; a value is marked
+before its users are visited, so use cycles through phis terminate.
+
+The alloca special case (seed, "Uniform Analysis"): a private variable that
+receives a varying store, or is handed to a varying call or atomic, holds a
+different value in every lane, so the alloca itself, and everything derived
+from it, is varying even though its address computation is not.
+
+This analysis only reads the IR. Later analyses (divergence) add roots with
+`mark_varying` for values made varying by divergent control flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..builtins import BuiltinKind, classify
+from ..builtins.info import is_pure_callee
+from ..builtins.work_item import VARYING_ANY_DIM, VARYING_KINDS
+from ..ir import instructions as I
+from ..ir import values as V
+from ..ir.types import PointerType
+
+
+def is_varying_root(inst: V.Value, dim: int) -> bool:
+    """Is `inst` a work-item query whose value differs across lanes of dimension `dim`?"""
+    if not isinstance(inst, I.CallInst):
+        return False
+    fn = inst.called_function
+    summary = classify(fn.name if fn is not None else None)
+    q = summary.query
+    if q is None:
+        return False
+    if q.kind in VARYING_ANY_DIM:
+        return True
+    if q.kind not in VARYING_KINDS:
+        return False
+    arg = inst.args[0] if inst.args else None
+    if isinstance(arg, V.ConstantInt):
+        return arg.value == dim
+    return True  # a dimension only known at run time may be ours
+
+
+def _differs_per_lane(inst: V.Value) -> bool:
+    """Operations that give each lane its own result whatever their operands:
+    atomics (each lane sees the previous lane's update), volatile loads, and
+    calls that may have side effects."""
+    if isinstance(inst, (I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+        return True
+    if isinstance(inst, I.LoadInst):
+        return bool(inst.volatile or inst.ordering)
+    if isinstance(inst, I.CallInst):
+        fn = inst.called_function
+        name = fn.name if fn is not None else None
+        kind = classify(name).kind
+        if kind in (BuiltinKind.NO_EFFECT, BuiltinKind.BARRIER, BuiltinKind.WORK_ITEM):
+            return False
+        return not is_pure_callee(name)
+    return False
+
+
+def underlying_alloca(ptr: V.Value) -> I.AllocaInst | None:
+    """The alloca a pointer is derived from through GEPs, casts, selects and phis, if unique."""
+    seen: set[int] = set()
+    found: I.AllocaInst | None = None
+    work = [ptr]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, I.AllocaInst):
+            if found is not None and found is not v:
+                return None
+            found = v
+        elif isinstance(v, I.GetElementPtrInst):
+            work.append(v.pointer)
+        elif isinstance(v, I.CastInst) and v.opcode in ("bitcast", "addrspacecast"):
+            work.append(v.value)
+        elif isinstance(v, I.SelectInst):
+            work.extend([v.true_value, v.false_value])
+        elif isinstance(v, I.PhiNode):
+            work.extend(val for val, _ in v.incoming)
+    return found
+
+
+def allocas_reached(ptr: V.Value) -> list[I.AllocaInst]:
+    """Every alloca a pointer may be derived from (through GEPs, casts, selects, phis)."""
+    seen: set[int] = set()
+    out: list[I.AllocaInst] = []
+    work = [ptr]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, I.AllocaInst):
+            out.append(v)
+        elif isinstance(v, I.GetElementPtrInst):
+            work.append(v.pointer)
+        elif isinstance(v, I.CastInst):
+            work.append(v.value)
+        elif isinstance(v, I.SelectInst):
+            work.extend([v.true_value, v.false_value])
+        elif isinstance(v, I.PhiNode):
+            work.extend(val for val, _ in v.incoming)
+    return out
+
+
+class UniformValueAnalysis:
+    """The set of varying values of a function for vectorization along `dim`."""
+
+    def __init__(self, function: V.Function, dim: int, varying_args: Iterable[int] = ()) -> None:
+        self.function = function
+        self.dim = dim
+        self._varying: set[int] = set()
+        self._values: list[V.Value] = []
+        roots: list[V.Value] = [function.args[i] for i in varying_args]
+        roots += [
+            inst
+            for inst in function.instructions()
+            if is_varying_root(inst, dim) or _differs_per_lane(inst)
+        ]
+        self.mark_varying(*roots)
+
+    def is_varying(self, value: V.Value) -> bool:
+        """Does `value` differ between lanes?"""
+        return id(value) in self._varying
+
+    def is_uniform(self, value: V.Value) -> bool:
+        return id(value) not in self._varying
+
+    @property
+    def varying_values(self) -> list[V.Value]:
+        """Varying values in the order they were found."""
+        return list(self._values)
+
+    def mark_varying(self, *roots: V.Value) -> None:
+        """Mark `roots` varying and propagate to their users."""
+        work = [r for r in roots if self._add(r)]
+        while work:
+            value = work.pop()
+            for user in value.users:
+                if isinstance(user, (I.StoreInst, I.AtomicRMWInst, I.AtomicCmpXchgInst, I.CallInst)):
+                    # A varying side effect on private memory makes that memory varying.
+                    for op in user.operands:
+                        if isinstance(op.type, PointerType):
+                            for alloca in allocas_reached(op):
+                                if self._add(alloca):
+                                    work.append(alloca)
+                if self._add(user):
+                    work.append(user)
+
+    def _add(self, value: V.Value) -> bool:
+        if id(value) in self._varying:
+            return False
+        if isinstance(value, (V.Constant, V.BasicBlock, V.Function)):
+            return False
+        self._varying.add(id(value))
+        self._values.append(value)
+        return True
+

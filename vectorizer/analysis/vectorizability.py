@@ -1,0 +1,63 @@
+"""Vectorizability Analysis: the filter for kernels we know we cannot
+vectorize correctly yet. Each refusal is a remark saying why; a refusal is a
+missing feature, never wrong code.
+"""
+
+from __future__ import annotations
+
+from ..builtins import BuiltinKind, classify
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from .uniformity import UniformValueAnalysis
+
+
+def _has_scalable(ty: T.Type) -> bool:
+    if isinstance(ty, T.VectorType):
+        return ty.scalable or _has_scalable(ty.element)
+    if isinstance(ty, T.ArrayType):
+        return _has_scalable(ty.element)
+    if isinstance(ty, T.StructType):
+        return any(_has_scalable(e) for e in ty.elements)
+    return False
+
+
+def refusals_before_preparation(function: V.Function) -> list[str]:
+    """Reasons the kernel cannot be vectorized, found by looking at its shape."""
+    reasons: list[str] = []
+    if function.is_declaration:
+        return [f"kernel '{function.name}' has no body"]
+    if not isinstance(function.return_type, T.VoidType):
+        reasons.append(f"kernel '{function.name}' returns a value ({function.return_type})")
+    for inst in function.instructions():
+        if isinstance(inst, I.CallInst):
+            fn = inst.called_function
+            kind = classify(fn.name if fn else None).kind
+            if kind is BuiltinKind.BARRIER:
+                reasons.append(f"barrier '{fn.name}' is not supported yet")
+            elif kind is BuiltinKind.SUB_GROUP:
+                reasons.append(f"sub-group builtin '{fn.name}' is not supported yet")
+            elif kind is BuiltinKind.WORK_GROUP:
+                reasons.append(f"work-group collective '{fn.name}' is not supported yet")
+        if _has_scalable(inst.type) or any(_has_scalable(op.type) for op in inst.operands):
+            reasons.append(f"scalable vector type in '{inst.opcode}' is not supported")
+    return sorted(set(reasons))
+
+
+def refusals_after_analysis(function: V.Function, uniform: UniformValueAnalysis) -> list[str]:
+    """Reasons found once the varying values are known."""
+    reasons: list[str] = []
+    for inst in function.instructions():
+        if isinstance(inst, (I.BranchInst, I.SwitchInst)) and inst.operands:
+            cond = inst.condition if isinstance(inst, I.SwitchInst) or inst.is_conditional else None
+            if cond is not None and uniform.is_varying(cond):
+                reasons.append(
+                    f"divergent branch in block '{inst.parent.name}': control-flow conversion "
+                    "is not implemented yet"
+                )
+        if isinstance(inst, I.CallInst) and inst.called_function is None and uniform.is_varying(inst.callee):
+            reasons.append("indirect call through a varying function pointer")
+        if isinstance(inst, I.AllocaInst) and uniform.is_varying(inst):
+            if inst.count is not None and not isinstance(inst.count, V.ConstantInt):
+                reasons.append("varying private array of run-time size")
+    return sorted(set(reasons))

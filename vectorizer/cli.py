@@ -1,0 +1,198 @@
+"""veczc: the vectorizer as a command, option-compatible with Vecz's veczc
+where that makes sense.
+
+    veczc [-k NAME[:SPEC,...]]... [-w W] [-d D] [-S] [-o OUT] [--vecz-choices=C]
+          [--remarks] [--stats] [INPUT]
+
+SPEC is Vecz's kernel specification: `<vf>[.<dim>][@<simd>][s][a]`, where
+<vf> is a width or `a` (automatic) and <dim> is 1, 2 or 3 (x, y, z).
+Exit status: 0 done, 1 a requested kernel was not vectorized, 2 bad input or
+usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+
+from . import llvm_bridge
+from .choices import ChoiceError, VectorizationChoices, choices_from_environment, parse_choices
+from .pipeline import KernelRequest, VectorizerBug, vectorize_module
+
+
+class UsageError(Exception):
+    """Bad command-line usage; exit status 2."""
+
+
+@dataclass
+class KernelSpec:
+    """One `-k` entry expanded: a kernel and one configuration."""
+
+    kernel: str
+    width: int | None
+    dim: int | None
+    scalable: bool = False
+    simd_width: int | None = None
+    auto: bool = False
+
+
+_SPEC = re.compile(r"^(?P<vf>\d+|a)(?:\.(?P<dim>[123]))?(?:@(?P<simd>\d+))?(?P<s>s)?(?P<a>a)?$")
+
+
+def parse_kernel_spec(text: str) -> list[KernelSpec]:
+    """Expand `name[:spec,spec...]` (the seed's BNF) into one entry per spec."""
+    name, _, specs = text.partition(":")
+    if not re.match(r"^[A-Za-z_.$][\w.$]*$", name):
+        raise UsageError(f"bad kernel name in -k {text!r}")
+    if not _:
+        return [KernelSpec(name, None, None)]
+    out: list[KernelSpec] = []
+    for spec in specs.split(","):
+        m = _SPEC.match(spec)
+        if not m:
+            raise UsageError(f"bad kernel specification {spec!r} in -k {text!r}")
+        vf = m.group("vf")
+        width = None if vf == "a" or m.group("a") else int(vf)
+        dim = int(m.group("dim")) - 1 if m.group("dim") else None
+        simd = int(m.group("simd")) if m.group("simd") else None
+        out.append(KernelSpec(name, width, dim, bool(m.group("s")), simd, width is None))
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="veczc",
+        description="Vectorize SPMD kernels in LLVM IR: adds __vecz_v<W>_<kernel> beside each kernel.",
+    )
+    p.add_argument("input", nargs="?", default="-", help="input .ll or .bc (default: standard input)")
+    p.add_argument("-k", dest="kernels", action="append", default=[], metavar="NAME[:SPEC,...]",
+                   help="kernel to vectorize (repeatable); default: every spir_kernel")
+    p.add_argument("-w", dest="width", type=int, default=None, help="vectorization width (default 4)")
+    p.add_argument("-vecz-simd-width", "--vecz-simd-width", dest="simd_width", type=int, default=None,
+                   help="same as -w")
+    p.add_argument("-d", dest="dim", type=int, default=0, help="dimension to vectorize: 0, 1 or 2")
+    p.add_argument("-o", dest="output", default="-", help="output file (default: standard output)")
+    p.add_argument("-S", dest="text", action="store_true", help="write LLVM text instead of bitcode")
+    p.add_argument("-vecz-choices", "--vecz-choices", dest="choices", default=None,
+                   help="';'-separated Vecz choices (also from VECZ_CHOICES)")
+    p.add_argument("-vecz-auto", "--vecz-auto", dest="auto", action="store_true",
+                   help="pick the width automatically")
+    p.add_argument("-vecz-scalable", "--vecz-scalable", dest="scalable", action="store_true",
+                   help="scalable vectors (not supported: refused)")
+    p.add_argument("--remarks", action="store_true", help="print remarks on standard error")
+    p.add_argument("--stats", action="store_true", help="print statistics (JSON) on standard error")
+    return p
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _kernel_names(text: str) -> list[str]:
+    return re.findall(r"^define\s[^@]*\bspir_kernel\b[^@]*@\"?([\w.$]+)\"?\(", text, re.M)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """veczc's body; returns the exit status."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    # Vecz's own pass-selection and target options have no meaning here.
+    ignorable = ("-vecz-passes", "--vecz-passes", "-vecz-target-triple", "-vecz-target-features")
+    bad = [u for u in unknown if not u.startswith(ignorable)]
+    if bad:
+        raise UsageError(f"unknown option {bad[0]!r}")
+    if args.dim not in (0, 1, 2):
+        raise UsageError(f"-d {args.dim}: the dimension must be 0, 1 or 2")
+    width = args.width if args.width is not None else args.simd_width
+    if width is not None and not 1 <= width <= 64:
+        raise UsageError(f"-w {width}: the width must be between 1 and 64")
+    try:
+        choices = choices_from_environment(VectorizationChoices())
+        choices = parse_choices(args.choices, choices)
+    except ChoiceError as exc:
+        raise UsageError(str(exc)) from None
+
+    src = _read_input(args.input)
+    canonical = llvm_bridge.canonicalize(src)
+    specs: list[KernelSpec] = []
+    for k in args.kernels:
+        specs.extend(parse_kernel_spec(k))
+    if not specs:
+        specs = [KernelSpec(name, None, None) for name in _kernel_names(canonical)]
+    requests: list[KernelRequest] = []
+    for s in specs:
+        if s.scalable or args.scalable:
+            requests.append(KernelRequest(s.kernel, -1, 0, choices))
+            continue
+        w = s.width if s.width is not None else width
+        auto = s.auto or (args.auto and s.width is None)
+        dim = s.dim if s.dim is not None else args.dim
+        requests.append(KernelRequest(s.kernel, None if auto else (w or 4), dim, choices))
+
+    failed = False
+    outcomes = []
+    text = canonical
+    for req in requests:
+        if req.width == -1:
+            print(f"veczc: {req.kernel}: scalable vectorization is not supported", file=sys.stderr)
+            failed = True
+            continue
+        try:
+            text, outs = vectorize_module(text, [req])
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+        outcomes.extend(outs)
+    for out in outcomes:
+        if out.vectorized_name is None:
+            failed = True
+            print(f"veczc: {out.request.kernel}: not vectorized: {'; '.join(out.remarks) or 'no reason given'}",
+                  file=sys.stderr)
+        if args.remarks:
+            for r in out.remarks:
+                print(f"remark: {out.request.kernel} (w={out.width}): {r}", file=sys.stderr)
+    if args.stats:
+        print(json.dumps([{"kernel": o.request.kernel, "width": o.width, "vectorized": o.vectorized_name,
+                           **o.stats} for o in outcomes]), file=sys.stderr)
+
+    data = text.encode() if args.text else llvm_bridge.parse(text).as_bitcode()
+    if args.output == "-":
+        sys.stdout.buffer.write(data)
+    else:
+        try:
+            with open(args.output, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    try:
+        code = run(argv)
+    except UsageError as exc:
+        print(f"veczc: error: {exc}", file=sys.stderr)
+        code = 2
+    except llvm_bridge.IRError as exc:
+        print(f"veczc: error: {exc}", file=sys.stderr)
+        code = 2
+    except ValueError as exc:
+        print(f"veczc: error: {exc}", file=sys.stderr)
+        code = 2
+    except VectorizerBug as exc:
+        print(f"veczc: internal error: {exc}", file=sys.stderr)
+        code = 3
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

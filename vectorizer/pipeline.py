@@ -1,0 +1,193 @@
+"""The vectorization process (seed, "Vectorization process"), for one kernel
+at one width and dimension:
+
+1. clone the kernel as `__vecz_v<W>_<name>` and inline the functions it calls
+   (Builtin Inlining), so the clone is self-contained;
+2. filter out what cannot be vectorized yet (Vectorizability Analysis);
+3. prepare the clone with LLVM's own passes, run through llvmlite on that
+   function only (SROA/mem2reg, instcombine, simplifycfg, loop-simplify...);
+4. analyse: uniform values, strides, what to instantiate;
+5. packetize;
+6. clean up with LLVM's passes, and verify.
+
+The module crosses to LLVM as text between the steps, so each step sees a
+verified module; the original kernel is never touched.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from . import llvm_bridge
+from .analysis.data_layout import DataLayout
+from .analysis.instantiation import InstantiationAnalysis
+from .analysis.stride import StrideAnalysis
+from .analysis.uniformity import UniformValueAnalysis
+from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
+from .choices import VectorizationChoices
+from .ir import parse_module, print_module
+from .ir import types as T
+from .ir.cloning import clone_function
+from .target import TargetInfo, host_target
+from .transform.builtin_inlining import inline_calls
+from .transform.packetizer import PacketizationError, Packetizer
+
+# LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
+PREPARATION = (
+    "sroa",
+    "instcombine",
+    "simplifycfg",
+    "dce",
+    "mergereturn",
+    "loop-simplify",
+    "lcssa",
+)
+# And after packetization (seed, "Post-Vectorization Optimizations and Cleanup").
+CLEANUP = ("instcombine", "simplifycfg", "dce")
+
+MAX_WIDTH = 64
+
+
+class VectorizerBug(RuntimeError):
+    """The vectorizer produced IR that LLVM rejects: always a defect of ours."""
+
+
+@dataclass
+class KernelRequest:
+    """One vectorization to perform."""
+
+    kernel: str
+    width: int | None  # None: automatic
+    dim: int = 0
+    choices: VectorizationChoices = field(default_factory=VectorizationChoices)
+
+
+@dataclass
+class KernelOutcome:
+    """What happened to one request."""
+
+    request: KernelRequest
+    vectorized_name: str | None
+    width: int | None
+    remarks: list[str] = field(default_factory=list)
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def vectorized_name(kernel: str, width: int) -> str:
+    return f"__vecz_v{width}_{kernel}"
+
+
+def _datalayout_of(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith("target datalayout"):
+            return line.split('"')[1]
+    return None
+
+
+def automatic_width(fn, uniform: UniformValueAnalysis, target: TargetInfo, layout: DataLayout) -> int:
+    """SIMD Width Analysis, first stage: fill a register with the widest varying scalar type."""
+    widest = 0
+    for v in uniform.varying_values:
+        ty = v.type
+        if isinstance(ty, T.IntType) and ty.bits > 1:
+            widest = max(widest, ty.bits)
+        elif isinstance(ty, T.FloatType):
+            widest = max(widest, layout.store_size(ty) * 8)
+    if widest == 0:
+        widest = 32
+    return max(1, min(MAX_WIDTH, target.lanes_for(widest)))
+
+
+def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | None = None) -> tuple[str, KernelOutcome]:
+    """Vectorize one kernel of a canonical module; returns the new module text and the outcome.
+
+    On refusal the text is returned unchanged and the outcome carries the remarks.
+    """
+    target = target or host_target()
+    t0 = time.perf_counter()
+    outcome = KernelOutcome(request, None, request.width)
+    module = parse_module(text)
+    kernel = module.get_function(request.kernel)
+    if kernel is None:
+        raise KeyError(f"no function named '{request.kernel}' in the module")
+    if request.choices.unimplemented:
+        outcome.remarks.append(
+            "choice(s) not implemented yet: " + ", ".join(request.choices.unimplemented)
+        )
+        return text, outcome
+    reasons = refusals_before_preparation(kernel)
+    if reasons:
+        outcome.remarks.extend(reasons)
+        return text, outcome
+
+    temp_name = f"__vecz_tmp_{request.kernel}"
+    clone, _ = clone_function(kernel, temp_name)
+    inlined = inline_calls(clone, module)
+    if inlined:
+        outcome.remarks.append(f"inlined {inlined} call(s)")
+    prepared = llvm_bridge.run_function_passes(print_module(module), temp_name, PREPARATION)
+
+    module = parse_module(prepared)
+    fn = module.get_function(temp_name)
+    layout = DataLayout.parse(_datalayout_of(prepared))
+    uniform = UniformValueAnalysis(fn, request.dim)
+    reasons = refusals_after_analysis(fn, uniform)
+    if reasons:
+        outcome.remarks.extend(reasons)
+        return text, outcome
+    width = request.width
+    if width is None:
+        width = automatic_width(fn, uniform, target, layout)
+    outcome.width = width
+    name = vectorized_name(request.kernel, width)
+    if module.get_function(name) is not None:
+        outcome.remarks.append(f"'{name}' already exists in the module")
+        return text, outcome
+    fn.name = name
+
+    stride = StrideAnalysis(uniform, layout)
+    inst = InstantiationAnalysis(
+        request.dim,
+        instantiate_calls_in_loops="InstantiateCallsInLoops" in request.choices,
+        loop_blocks=_loop_blocks(fn),
+    )
+    packetizer = Packetizer(fn, module, width, uniform, stride, layout, inst)
+    try:
+        packetizer.run()
+    except PacketizationError as exc:
+        outcome.remarks.append(str(exc))
+        return text, outcome
+    packetized = print_module(module)
+    try:
+        cleaned = llvm_bridge.run_function_passes(packetized, name, CLEANUP)
+    except llvm_bridge.IRError as exc:
+        raise VectorizerBug(
+            f"vectorizing '{request.kernel}' at width {width} produced invalid IR: {exc}"
+        ) from None
+    outcome.vectorized_name = name
+    outcome.stats = {**packetizer.stats.as_dict(), "seconds": time.perf_counter() - t0}
+    if packetizer.stats.instantiated:
+        outcome.remarks.append(f"instantiated {packetizer.stats.instantiated} instruction(s) per lane")
+    return cleaned, outcome
+
+
+def _loop_blocks(fn) -> set[int]:
+    from .analysis.loops import LoopInfo
+
+    info = LoopInfo(fn)
+    return {id(b) for b in fn.blocks if info.loop_for(b) is not None}
+
+
+def vectorize_module(src, requests: list[KernelRequest], target: TargetInfo | None = None) -> tuple[str, list[KernelOutcome]]:
+    """Canonicalise `src` and perform each request in turn; returns the final text."""
+    text = llvm_bridge.canonicalize(src)
+    outcomes: list[KernelOutcome] = []
+    for req in requests:
+        if req.width is not None and not 1 <= req.width <= MAX_WIDTH:
+            raise ValueError(f"width {req.width} is out of range 1..{MAX_WIDTH}")
+        if req.dim not in (0, 1, 2):
+            raise ValueError(f"dimension {req.dim} is out of range 0..2")
+        text, outcome = vectorize_kernel(text, req, target)
+        outcomes.append(outcome)
+    return text, outcomes

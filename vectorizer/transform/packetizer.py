@@ -1,0 +1,514 @@
+"""The packetizer: turns the varying instructions of a kernel clone into
+instructions that compute all W lanes at once.
+
+The clone starts as a copy of the scalar kernel, and inside the vectorized
+kernel the work-item queries return lane 0's ids, so every original
+instruction already computes lane 0's value. The packetizer never rewrites
+an original in place; it adds, on demand:
+- a *packet* of a value (`<W x T>`, lane l in element l): a widened
+  instruction, a broadcast of a uniform value, `v0 + <0, s, 2s, ...>` for a
+  linear value, or the lanes gathered with `insertelement`;
+- the value of a given *lane* (lane 0 is the original): `v0 + l*s` for a
+  linear value, an `extractelement` of a packet, or a per-lane copy of the
+  instruction (instantiation).
+Work starts at the leaves (stores, calls, atomics: what lets a value escape)
+and pulls in operands as needed (seed, "Packetization"); phis are created
+empty and filled once every leaf is done. Afterwards the leaves that were
+replaced are erased; the originals nobody uses any more are left for LLVM's
+dead-code elimination.
+
+Memory operations follow the stride analysis: a contiguous access becomes
+one vector load/store at lane 0's address, an access with any other stride
+or none becomes a gather/scatter (LLVM's masked intrinsics, all lanes on),
+a store of varying values to a uniform address keeps the last lane's value
+(what sequential work-items leave behind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.data_layout import DataLayout
+from ..analysis.instantiation import InstantiationAnalysis
+from ..analysis.stride import Pattern, Stride, StrideAnalysis, varying_alloca_lane_bytes
+from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
+from ..builtins import BuiltinKind, classify
+from ..builtins.math import widen_intrinsic_name
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from ..ir.builder import Builder
+
+
+class PacketizationError(Exception):
+    """The packetizer met something it cannot vectorize; the message is the remark."""
+
+
+def is_packetizable_type(ty: T.Type) -> bool:
+    """Can `ty` be the element type of a packet?"""
+    return isinstance(ty, (T.IntType, T.FloatType, T.PointerType))
+
+
+@dataclass
+class PacketizerStats:
+    packetized: int = 0
+    instantiated: int = 0
+    broadcasts: int = 0
+    contiguous: int = 0
+    interleaved: int = 0
+    gather_scatter: int = 0
+    uniform_memory: int = 0
+    vector_calls: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Packetizer:
+    """Packetize one function (the kernel clone) at `width` lanes."""
+
+    function: V.Function
+    module: V.Module
+    width: int
+    uniform: UniformValueAnalysis
+    stride: StrideAnalysis
+    layout: DataLayout
+    instantiation: InstantiationAnalysis
+    stats: PacketizerStats = field(default_factory=PacketizerStats)
+    remarks: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._packets: dict[int, V.Value] = {}
+        self._lanes: dict[tuple[int, int], V.Value] = {}
+        self._pending_phis: list[tuple[I.PhiNode, I.PhiNode | None, int | None]] = []
+        self._replaced: list[I.Instruction] = []
+        self._widened_allocas: set[int] = set()
+        self._step_cache: dict[tuple[str, int], V.Value] = {}
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        """Packetize every leaf, fill phis, erase what was replaced."""
+        self._widen_varying_allocas()
+        leaves = [
+            inst
+            for inst in self.function.instructions()
+            if self._is_leaf(inst)
+        ]
+        for leaf in leaves:
+            self._leaf(leaf)
+        while self._pending_phis:
+            phi, target, lane = self._pending_phis.pop()
+            self._fill_phi(phi, target, lane)
+        for inst in self._replaced:
+            if inst.parent is not None:
+                if inst.uses:
+                    inst.replace_all_uses_with(V.PoisonValue(inst.type))
+                inst.erase_from_parent()
+
+    def _is_leaf(self, inst: I.Instruction) -> bool:
+        if self.instantiation.per_lane(inst):
+            return True
+        if isinstance(inst, I.StoreInst):
+            return self.uniform.is_varying(inst)
+        if isinstance(inst, I.CallInst) and self.instantiation.is_hint(inst):
+            return self.uniform.is_varying(inst)
+        return False
+
+    def _leaf(self, inst: I.Instruction) -> None:
+        if isinstance(inst, I.StoreInst) and self.instantiation.can_packetize(inst):
+            self._store(inst)
+            return
+        if isinstance(inst, I.CallInst) and self.instantiation.is_hint(inst):
+            self._replaced.append(inst)  # lifetime/assume hints on varying values: drop
+            return
+        # Everything else runs once per lane, in lane order, right where it was.
+        self._instantiate_all(inst)
+
+    # ------------------------------------------------------------ placement
+
+    def _builder_after(self, value: V.Value) -> Builder:
+        """A builder inserting right after `value`'s definition (after the phis for a phi)."""
+        b = Builder()
+        if isinstance(value, I.PhiNode):
+            b.position_before(value.parent.first_non_phi)
+        elif isinstance(value, I.Instruction):
+            b.position_after(value)
+        else:
+            b.position_before(self.function.entry.first_non_phi)
+            # Keep entry allocas together at the top: insert after them.
+            entry = self.function.entry
+            last_alloca = None
+            for inst in entry.instructions:
+                if isinstance(inst, I.AllocaInst):
+                    last_alloca = inst
+                elif not isinstance(inst, I.PhiNode):
+                    break
+            if last_alloca is not None:
+                b.position_after(last_alloca)
+        return b
+
+    # --------------------------------------------------------------- packets
+
+    def vector_type(self, ty: T.Type) -> T.VectorType:
+        if not is_packetizable_type(ty):
+            raise PacketizationError(f"cannot form a packet of {ty}")
+        return T.VectorType(ty, self.width)
+
+    def packet(self, value: V.Value) -> V.Value:
+        """The packet (`<W x T>`) of a scalar value."""
+        key = id(value)
+        if key in self._packets:
+            return self._packets[key]
+        result = self._make_packet(value)
+        self._packets[key] = result
+        return result
+
+    def _make_packet(self, value: V.Value) -> V.Value:
+        vty = self.vector_type(value.type)
+        if isinstance(value, V.Constant):
+            return V.splat(vty, value)
+        if self.uniform.is_uniform(value):
+            self.stats.broadcasts += 1
+            return self._broadcast(value, self._builder_after(value))
+        info = self.stride.info(value)
+        if info.is_linear and info.stride.is_constant:
+            return self._linear_packet(value, info.stride.const)
+        if isinstance(value, I.Instruction) and self.instantiation.can_packetize(value):
+            self.stats.packetized += 1
+            return self._widen(value)
+        return self._gather_lanes(value)
+
+    def _broadcast(self, value: V.Value, b: Builder) -> V.Value:
+        vty = self.vector_type(value.type)
+        ins = b.insertelement(V.PoisonValue(vty), value, V.const_int(T.IntType(32), 0))
+        return b.shufflevector(ins, V.PoisonValue(vty), [0] * self.width)
+
+    def _step_vector(self, ty: T.Type, step: int) -> V.Constant:
+        """The constant `<0, step, 2*step, ...>` of element type `ty`."""
+        if isinstance(ty, T.IntType):
+            elems = [V.const_int(ty, step * lane) for lane in range(self.width)]
+        else:
+            raise PacketizationError(f"no step vector of {ty}")
+        return V.ConstantVector(T.VectorType(ty, self.width), elems)
+
+    def _linear_packet(self, value: V.Value, stride: int) -> V.Value:
+        b = self._builder_after(value)
+        base = self._broadcast(value, b)
+        if isinstance(value.type, T.PointerType):
+            offsets = self._step_vector(T.IntType(64), stride)
+            return b.gep(T.IntType(8), base, [offsets])
+        return b.add(base, self._step_vector(value.type, stride))
+
+    def _gather_lanes(self, value: V.Value) -> V.Value:
+        lanes = [self.lane(value, lane) for lane in range(self.width)]
+        last = lanes[-1]
+        b = self._builder_after(last if isinstance(last, I.Instruction) else value)
+        acc: V.Value = V.PoisonValue(self.vector_type(value.type))
+        for lane, v in enumerate(lanes):
+            acc = b.insertelement(acc, v, V.const_int(T.IntType(32), lane))
+        return acc
+
+    def _widen(self, inst: I.Instruction) -> V.Value:
+        """The vector form of a packetizable instruction, inserted right after it."""
+        b = Builder()
+        if isinstance(inst, I.PhiNode):
+            phi = _new_phi(inst.parent, self.vector_type(inst.type), _name(inst))
+            self._pending_phis.append((inst, phi, None))
+            return phi
+        b.position_after(inst)
+        name = _name(inst)
+        if isinstance(inst, I.BinaryOperator):
+            return b.binop(inst.opcode, self.packet(inst.lhs), self.packet(inst.rhs), flags=inst.flags, name=name)
+        if isinstance(inst, I.UnaryOperator):
+            return b.fneg(self.packet(inst.operand), flags=inst.flags, name=name)
+        if isinstance(inst, I.ICmpInst):
+            return b.icmp(inst.predicate, self.packet(inst.lhs), self.packet(inst.rhs), name=name)
+        if isinstance(inst, I.FCmpInst):
+            return b.fcmp(inst.predicate, self.packet(inst.lhs), self.packet(inst.rhs), flags=inst.flags, name=name)
+        if isinstance(inst, I.SelectInst):
+            cond = inst.condition
+            c = cond if self.uniform.is_uniform(cond) else self.packet(cond)
+            return b.select(c, self.packet(inst.true_value), self.packet(inst.false_value), flags=inst.flags, name=name)
+        if isinstance(inst, I.CastInst):
+            return b.cast(inst.opcode, self.packet(inst.value), self.vector_type(inst.type), flags=inst.flags, name=name)
+        if isinstance(inst, I.FreezeInst):
+            return b.freeze(self.packet(inst.value), name=name)
+        if isinstance(inst, I.GetElementPtrInst):
+            return self._widen_gep(inst, b)
+        if isinstance(inst, I.LoadInst):
+            return self._load(inst)
+        if isinstance(inst, I.CallInst):
+            return self._call(inst, b)
+        raise PacketizationError(f"cannot packetize {inst.opcode}")
+
+    def _widen_gep(self, inst: I.GetElementPtrInst, b: Builder) -> V.Value:
+        ptr = inst.pointer
+        base = ptr if self.uniform.is_uniform(ptr) else self.packet(ptr)
+        indices: list[V.Value] = []
+        any_vector = not self.uniform.is_uniform(ptr)
+        for idx in inst.indices:
+            if self.uniform.is_uniform(idx):
+                indices.append(idx)
+            else:
+                indices.append(self.packet(idx))
+                any_vector = True
+        if not any_vector:
+            base = self.packet(ptr)
+        # GEP flags promise per-lane facts that still hold lane by lane.
+        return b.gep(inst.source_element_type, base, indices, flags=inst.flags, name=_name(inst))
+
+    # ------------------------------------------------------------------ lanes
+
+    def lane(self, value: V.Value, lane: int) -> V.Value:
+        """The scalar value of `value` in `lane` (lane 0 is the original)."""
+        if lane == 0 or self.uniform.is_uniform(value) or isinstance(value, V.Constant):
+            return value
+        key = (id(value), lane)
+        if key in self._lanes:
+            return self._lanes[key]
+        result = self._make_lane(value, lane)
+        self._lanes[key] = result
+        return result
+
+    def _make_lane(self, value: V.Value, lane: int) -> V.Value:
+        info = self.stride.info(value)
+        if info.is_linear and info.stride.is_constant and isinstance(value.type, (T.IntType, T.PointerType)):
+            b = self._builder_after(value)
+            off = info.stride.const * lane
+            if isinstance(value.type, T.PointerType):
+                return b.gep(T.IntType(8), value, [V.const_int(T.IntType(64), off)])
+            return b.add(value, V.const_int(value.type, off))
+        if id(value) in self._packets and is_packetizable_type(value.type):
+            vec = self._packets[id(value)]
+            b = self._builder_after(vec if isinstance(vec, I.Instruction) else value)
+            return b.extractelement(vec, V.const_int(T.IntType(32), lane))
+        if isinstance(value, I.Instruction):
+            return self._instantiate(value, lane)
+        raise PacketizationError(f"no lane {lane} of {value}")
+
+    def _instantiate(self, inst: I.Instruction, lane: int) -> V.Value:
+        """A copy of `inst` computing `lane`, placed after the previous lane's copy."""
+        self.stats.instantiated += 1
+        if isinstance(inst, I.PhiNode):
+            phi = _new_phi(inst.parent, inst.type, _name(inst, lane))
+            self._pending_phis.append((inst, phi, lane))
+            return phi
+        clone = inst.clone()
+        for i, op in enumerate(inst.operands):
+            if isinstance(op, V.BasicBlock) or isinstance(op, V.Function):
+                continue
+            clone.set_operand(i, self.lane(op, lane))
+        prev = self._lanes.get((id(inst), lane - 1), inst) if lane > 0 else inst
+        anchor = prev if isinstance(prev, I.Instruction) and prev.parent is not None else inst
+        if not isinstance(anchor, I.Instruction) or anchor.parent is None:
+            anchor = inst
+        clone.name = _name(inst, lane)
+        clone.insert_after(anchor)
+        return clone
+
+    def _instantiate_all(self, inst: I.Instruction) -> None:
+        """Run a side-effecting instruction once per lane, in lane order."""
+        for lane in range(1, self.width):
+            self._lanes[(id(inst), lane)] = self._instantiate(inst, lane)
+
+    def _fill_phi(self, phi: I.PhiNode, target: I.PhiNode, lane: int | None) -> None:
+        for value, block in phi.incoming:
+            if lane is None:
+                v = self.packet(value)
+            else:
+                v = self.lane(value, lane)
+            target.add_incoming(v, block)
+
+    # ----------------------------------------------------------------- memory
+
+    def _widen_varying_allocas(self) -> None:
+        """Give each lane its own copy of every varying private variable.
+
+        The alloca becomes an array of W copies `lane_bytes` apart; the original
+        pointer is lane 0's copy, which is what the stride analysis expects.
+        """
+        for inst in list(self.function.instructions()):
+            if isinstance(inst, I.AllocaInst) and self.uniform.is_varying(inst):
+                lane_bytes = varying_alloca_lane_bytes(inst, self.layout)
+                total = T.ArrayType(T.IntType(8), lane_bytes * self.width)
+                align = inst.align or self.layout.abi_align(inst.allocated_type)
+                inst.allocated_type = total
+                if inst.count is not None:
+                    inst.set_operand(0, V.const_int(inst.count.type, 1))
+                inst.align = align
+                self._widened_allocas.add(id(inst))
+
+    def _alignment(self, align: int | None, ty: T.Type, stride: int | None) -> int:
+        a = align or self.layout.abi_align(ty)
+        if stride is not None and stride != 0:
+            a = min(a, stride & -stride)
+        return max(1, a)
+
+    def _access_plan(self, ptr: V.Value, elem: T.Type) -> tuple[str, int | None]:
+        """How to access memory through `ptr`: uniform, contiguous, reverse, strided, gather."""
+        info = self.stride.info(ptr)
+        size = self.layout.store_size(elem)
+        if info.pattern is Pattern.UNIFORM or (info.is_linear and info.stride.const == 0 and not info.stride.factors):
+            return "uniform", 0
+        if info.is_linear and info.stride.is_constant:
+            s = info.stride.const
+            if s == size and self.layout.alloc_size(elem) == size:
+                return "contiguous", s
+            if s == -size and self.layout.alloc_size(elem) == size:
+                return "reverse", s
+            return "strided", s
+        if info.is_linear:
+            return "symbolic", None
+        return "gather", None
+
+    def _pointers(self, ptr: V.Value, plan: str, stride: int | None, b: Builder) -> V.Value:
+        """The vector of per-lane pointers for a gather/scatter."""
+        if plan == "symbolic":
+            info = self.stride.info(ptr)
+            step = self._manifest(info.stride, b)
+            lanes = b.mul(self._broadcast(step, b), self._step_vector(T.IntType(64), 1))
+            return b.gep(T.IntType(8), self._broadcast(ptr, b), [lanes])
+        return self.packet(ptr)
+
+    def _manifest(self, stride: Stride, b: Builder) -> V.Value:
+        """Build the i64 value of a symbolic stride (its factors are sign-extended)."""
+        i64 = T.IntType(64)
+        acc: V.Value = V.const_int(i64, stride.const)
+        for f in stride.factors:
+            fv = f
+            if isinstance(f.type, T.IntType) and f.type.bits < 64:
+                fv = b.sext(f, i64)
+            elif isinstance(f.type, T.IntType) and f.type.bits > 64:
+                fv = b.trunc(f, i64)
+            acc = b.mul(acc, fv)
+        return acc
+
+    def _load(self, inst: I.LoadInst) -> V.Value:
+        elem = inst.type
+        plan, stride = self._access_plan(inst.pointer, elem)
+        vty = self.vector_type(elem)
+        b = Builder()
+        b.position_after(inst)
+        name = _name(inst)
+        if plan == "uniform":
+            self.stats.uniform_memory += 1
+            return self._broadcast(inst, b)
+        if plan == "contiguous":
+            self.stats.contiguous += 1
+            return b.load(vty, inst.pointer, align=self._alignment(inst.align, elem, None), name=name)
+        if plan == "reverse":
+            self.stats.contiguous += 1
+            start = b.gep(elem, inst.pointer, [V.const_int(T.IntType(64), -(self.width - 1))])
+            loaded = b.load(vty, start, align=self._alignment(inst.align, elem, None))
+            return b.shufflevector(loaded, V.PoisonValue(vty), list(range(self.width - 1, -1, -1)), name=name)
+        if plan in ("strided", "symbolic"):
+            self.stats.interleaved += 1
+        else:
+            self.stats.gather_scatter += 1
+        ptrs = self._pointers(inst.pointer, plan, stride, b)
+        align = self._alignment(inst.align, elem, stride if plan == "strided" else None)
+        return self._gather(b, vty, ptrs, align, name)
+
+    def _all_true(self) -> V.Value:
+        return V.splat(T.VectorType(T.IntType(1), self.width), V.const_int(T.IntType(1), 1))
+
+    def _gather(self, b: Builder, vty: T.VectorType, ptrs: V.Value, align: int, name: str | None) -> V.Value:
+        pty = ptrs.type
+        assert isinstance(pty, T.VectorType)
+        fname = f"llvm.masked.gather.{_suffix(vty)}.{_suffix(pty)}"
+        fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
+        fn = self.module.get_or_insert_function(fname, fty)
+        call = b.call(fn, [ptrs, self._all_true(), V.PoisonValue(vty)], name=name)
+        call.set_param_attribute(0, f"align {align}")
+        return call
+
+    def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int) -> None:
+        vty, pty = value.type, ptrs.type
+        fname = f"llvm.masked.scatter.{_suffix(vty)}.{_suffix(pty)}"
+        fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
+        fn = self.module.get_or_insert_function(fname, fty)
+        call = b.call(fn, [value, ptrs, self._all_true()])
+        call.set_param_attribute(1, f"align {align}")
+
+    def _store(self, inst: I.StoreInst) -> None:
+        elem = inst.value.type
+        plan, stride = self._access_plan(inst.pointer, elem)
+        b = Builder()
+        b.position_before(inst)
+        vty = self.vector_type(elem)
+        if plan == "uniform":
+            if self.uniform.is_uniform(inst.value):
+                return  # the same value to the same place: once is enough
+            self.stats.uniform_memory += 1
+            # Sequential work-items leave the last lane's value behind.
+            last = self.lane(inst.value, self.width - 1)
+            b.position_before(inst)
+            b.store(last, inst.pointer, align=inst.align)
+        elif plan == "contiguous":
+            self.stats.contiguous += 1
+            b.store(self.packet(inst.value), inst.pointer, align=self._alignment(inst.align, elem, None))
+        elif plan == "reverse":
+            self.stats.contiguous += 1
+            val = self.packet(inst.value)
+            b.position_before(inst)
+            rev = b.shufflevector(val, V.PoisonValue(vty), list(range(self.width - 1, -1, -1)))
+            start = b.gep(elem, inst.pointer, [V.const_int(T.IntType(64), -(self.width - 1))])
+            b.store(rev, start, align=self._alignment(inst.align, elem, None))
+        else:
+            if plan in ("strided", "symbolic"):
+                self.stats.interleaved += 1
+            else:
+                self.stats.gather_scatter += 1
+            val = self.packet(inst.value)
+            b.position_before(inst)
+            ptrs = self._pointers(inst.pointer, plan, stride, b)
+            align = self._alignment(inst.align, elem, stride if plan == "strided" else None)
+            self._scatter(b, val, ptrs, align)
+        self._replaced.append(inst)
+
+    # ------------------------------------------------------------------ calls
+
+    def _call(self, inst: I.CallInst, b: Builder) -> V.Value:
+        fn = inst.called_function
+        if is_varying_root(inst, self.uniform.dim):
+            return self._linear_packet(inst, 1)
+        summary = classify(fn.name if fn is not None else None)
+        if summary.kind in (BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):
+            assert summary.intrinsic is not None
+            args: list[V.Value] = []
+            for pos, a in enumerate(inst.args):
+                args.append(a if pos in summary.scalar_operands else self.packet(a))
+            name = widen_intrinsic_name(summary.intrinsic, self.width)
+            ret = self.vector_type(inst.type)
+            params = tuple(a.type for a in args)
+            callee = self.module.get_or_insert_function(name, T.FunctionType(ret, params))
+            self.stats.vector_calls += 1
+            return b.call(callee, args, name=_name(inst))
+        raise PacketizationError(f"cannot packetize a call to {fn.name if fn else 'an indirect callee'}")
+
+
+def _suffix(ty: T.Type) -> str:
+    """LLVM's overloaded-intrinsic type suffix (`v8f32`, `v4p1`)."""
+    if isinstance(ty, T.VectorType):
+        return f"v{ty.count}{_suffix(ty.element)}"
+    if isinstance(ty, T.PointerType):
+        return f"p{ty.addrspace}"
+    if isinstance(ty, T.IntType):
+        return f"i{ty.bits}"
+    if isinstance(ty, T.FloatType):
+        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[ty.kind]
+    raise PacketizationError(f"no intrinsic suffix for {ty}")
+
+
+def _new_phi(block: V.BasicBlock, ty: T.Type, name: str | None) -> I.PhiNode:
+    b = Builder()
+    b.position_before(block.instructions[0])
+    return b.phi(ty, name=name)
+
+
+def _name(inst: V.Value, lane: int | None = None) -> str | None:
+    if not inst.name:
+        return None
+    return f"{inst.name}.l{lane}" if lane is not None else f"{inst.name}.v"
