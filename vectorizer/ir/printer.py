@@ -1,0 +1,699 @@
+"""Printing the Python IR as LLVM text.
+
+Unnamed values are numbered the way LLVM does (per function: arguments, then
+each block and the non-void instructions in it; per module: unnamed global
+variables, then unnamed functions). Names that collide (two values given the
+same name by a transform) are made unique on print by a `.N` suffix, because
+LLVM itself renames on collision rather than rejecting the module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import instructions as I
+from . import types as T
+from . import values as V
+from .module import Argument, BasicBlock, Function, GlobalValue, GlobalVariable, Module
+from .types import quote_name
+
+__all__ = [
+    "print_module",
+    "print_function",
+    "print_instruction",
+    "typed_constant",
+    "constant_text",
+    "default_ref",
+    "FMF_ORDER",
+]
+
+FMF_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
+_FMF_SET = frozenset((*FMF_ORDER, "fast"))
+_INT_FLAG_ORDER = ("nuw", "nsw", "exact", "disjoint", "nneg", "samesign")
+
+
+def _fmf(flags: set[str]) -> str:
+    if not flags:
+        return ""
+    if "fast" in flags or all(f in flags for f in FMF_ORDER):
+        return " fast"
+    return "".join(" " + f for f in FMF_ORDER if f in flags)
+
+
+def _int_flags(flags: set[str]) -> str:
+    if not flags:
+        return ""
+    return "".join(" " + f for f in _INT_FLAG_ORDER if f in flags)
+
+
+def _gep_flags(flags: set[str]) -> str:
+    out = ""
+    if "inbounds" in flags:
+        out += " inbounds"
+    elif "nusw" in flags:
+        out += " nusw"
+    if "nuw" in flags:
+        out += " nuw"
+    return out
+
+
+def _unique(name: str, used: set[str]) -> str:
+    if name not in used:
+        return name
+    n = 1
+    while f"{name}.{n}" in used:
+        n += 1
+    return f"{name}.{n}"
+
+
+class _Ctx:
+    """Name tables for one print: module-level names and per-function slots."""
+
+    def __init__(self, module: Module | None) -> None:
+        self.module = module
+        self.gnames: dict[int, str] = {}
+        self.fn_slots: dict[int, dict[int, str]] = {}
+        self.local: dict[int, str] = {}
+        if module is not None:
+            used: set[str] = set()
+            n = 0
+            for gl in (module.globals, module.aliases, module.functions):
+                for g in gl:
+                    if g.name:
+                        nm = _unique(g.name, used)
+                        used.add(nm)
+                        self.gnames[id(g)] = "@" + quote_name(nm)
+                    else:
+                        self.gnames[id(g)] = f"@{n}"
+                        n += 1
+
+    def slots(self, fn: Function) -> dict[int, str]:
+        """`id(value) -> "%name"` for the locals of `fn`."""
+        s = self.fn_slots.get(id(fn))
+        if s is not None:
+            return s
+        s = {}
+        used: set[str] = set()
+        n = 0
+
+        def assign(v: V.Value) -> None:
+            nonlocal n
+            if v.name:
+                nm = _unique(v.name, used)
+                used.add(nm)
+                s[id(v)] = "%" + quote_name(nm)
+            else:
+                s[id(v)] = f"%{n}"
+                n += 1
+
+        for a in fn.args:
+            assign(a)
+        for b in fn.blocks:
+            assign(b)
+            for i in b.instructions:
+                if not isinstance(i.type, T.VoidType):
+                    assign(i)
+        self.fn_slots[id(fn)] = s
+        return s
+
+    def gname(self, g: GlobalValue) -> str:
+        nm = self.gnames.get(id(g))
+        if nm is not None:
+            return nm
+        return "@" + quote_name(g.name) if g.name else "@<unnamed>"
+
+    def ref(self, v: V.Value) -> str:
+        """The spelling of a value as an operand (without its type)."""
+        nm = self.local.get(id(v))
+        if nm is not None:
+            return nm
+        if isinstance(v, GlobalValue):
+            return self.gname(v)
+        if isinstance(v, V.Constant):
+            return self.constant(v)
+        if isinstance(v, V.MetadataValue):
+            return v.text.render(self.md_ref)
+        if isinstance(v, (Argument, I.Instruction, BasicBlock)):
+            # A value of another function (e.g. while a clone is half built).
+            fn = v.parent if isinstance(v, (Argument, BasicBlock)) else v.function
+            if isinstance(fn, Function) and fn.blocks:
+                nm = self.slots(fn).get(id(v))
+                if nm is not None:
+                    return nm
+            return "%" + quote_name(v.name) if v.name else "%<badref>"
+        return "%" + quote_name(v.name) if v.name else "%<badref>"
+
+    def md_ref(self, v: V.Value) -> str:
+        """A value reference inside metadata; values no longer in the IR
+        (erased instructions) print as `poison`, as LLVM drops them."""
+        nm = self.local.get(id(v))
+        if nm is not None:
+            return nm
+        if isinstance(v, GlobalValue):
+            return self.gname(v)
+        if isinstance(v, V.Constant):
+            return self.constant(v)
+        if isinstance(v, I.Instruction) and v.parent is None:
+            return "poison"
+        if isinstance(v, BasicBlock) and v.parent is None:
+            return "poison"
+        return self.ref(v)
+
+    def typed(self, v: V.Value) -> str:
+        return f"{v.type} {self.ref(v)}"
+
+    # ------------------------------------------------------------ constants
+
+    def constant(self, c: V.Constant) -> str:
+        if isinstance(c, V.ConstantInt):
+            if isinstance(c.type, T.IntType) and c.type.bits == 1:
+                return "true" if c.value & 1 else "false"
+            return str(c.signed)
+        if isinstance(c, V.ConstantFP):
+            return c.literal()
+        if isinstance(c, GlobalValue):
+            return self.gname(c)
+        if isinstance(c, V.PoisonValue):
+            return "poison"
+        if isinstance(c, V.UndefValue):
+            return "undef"
+        if isinstance(c, V.ConstantPointerNull):
+            return "null"
+        if isinstance(c, V.ConstantAggregateZero):
+            return "zeroinitializer"
+        if isinstance(c, V.ConstantToken):
+            return "none"
+        if isinstance(c, V.ConstantVector):
+            if c.is_splat:
+                return f"splat ({self.typed(c._operands[0])})"
+            return "<" + ", ".join(self.typed(e) for e in c._operands) + ">"
+        if isinstance(c, V.ConstantArray):
+            return "[" + ", ".join(self.typed(e) for e in c._operands) + "]"
+        if isinstance(c, V.ConstantStruct):
+            st = c.type
+            packed = isinstance(st, T.StructType) and st.packed
+            if not c._operands:
+                return "<{}>" if packed else "{}"
+            inner = ", ".join(self.typed(e) for e in c._operands)
+            return f"<{{ {inner} }}>" if packed else f"{{ {inner} }}"
+        if isinstance(c, V.ConstantDataString):
+            return c.literal()
+        if isinstance(c, V.ConstantExpr):
+            return self.constexpr(c)
+        if isinstance(c, V.BlockAddress):
+            fn = c.function
+            bb = c.block
+            fname = self.ref(fn)
+            bname = None
+            if isinstance(fn, Function) and fn.blocks:
+                bname = self.slots(fn).get(id(bb))
+            if bname is None:
+                bname = "%" + quote_name(bb.name) if bb.name else "%<badref>"
+            return f"blockaddress({fname}, {bname})"
+        if isinstance(c, V.ConstantOpaque):
+            return c.text.render(self.ref)
+        if isinstance(c, V.InlineAsm):
+            return "asm " + c.text
+        raise TypeError(f"cannot print constant {c!r}")
+
+    def constexpr(self, c: V.ConstantExpr) -> str:
+        op = c.opcode
+        ops = c._operands
+        if op in I.CAST_OPCODES:
+            return f"{op}{_int_flags(c.flags)} ({self.typed(ops[0])} to {c.type})"
+        if op == "getelementptr":
+            inr = f" {c.inrange}" if c.inrange else ""
+            args = ", ".join([str(c.source_element_type)] + [self.typed(o) for o in ops])
+            return f"getelementptr{_gep_flags(c.flags)}{inr} ({args})"
+        if op in ("icmp", "fcmp"):
+            return f"{op} {c.predicate} ({self.typed(ops[0])}, {self.typed(ops[1])})"
+        flags = _int_flags(c.flags)
+        return f"{op}{flags} (" + ", ".join(self.typed(o) for o in ops) + ")"
+
+    # --------------------------------------------------------- instructions
+
+    def inst(self, inst: I.Instruction) -> str:
+        body = _PRINTERS.get(type(inst), _print_generic)(self, inst)
+        if inst.metadata:
+            body += "".join(f", !{k} {v}" for k, v in inst.metadata)
+        if isinstance(inst.type, T.VoidType):
+            return body
+        return f"{self.ref(inst)} = {body}"
+
+
+def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
+    f = _fmf(i.flags) if i.opcode in I.FP_BINARY_OPCODES else _int_flags(i.flags)
+    ops = i._operands
+    return f"{i.opcode}{f} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+
+
+def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
+    return f"{i.opcode}{_fmf(i.flags)} {c.typed(i._operands[0])}"
+
+
+def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
+    ops = i._operands
+    return f"icmp{_int_flags(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+
+
+def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
+    ops = i._operands
+    return f"fcmp{_fmf(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+
+
+def _p_select(c: _Ctx, i: I.SelectInst) -> str:
+    ops = i._operands
+    return f"select{_fmf(i.flags)} {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+
+
+def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
+    ops = i._operands
+    pairs = ", ".join(f"[ {c.ref(ops[k])}, {c.ref(ops[k + 1])} ]" for k in range(0, len(ops), 2))
+    return f"phi{_fmf(i.flags)} {i.type} {pairs}"
+
+
+def _p_cast(c: _Ctx, i: I.CastInst) -> str:
+    f = i.flags
+    flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
+    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {i.type}"
+
+
+def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
+    ops = ", ".join(c.typed(o) for o in i._operands)
+    return f"getelementptr{_gep_flags(i.flags)} {i.source_element_type}, {ops}"
+
+
+def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
+    out = ""
+    if i.ordering:
+        if i.syncscope is not None:
+            out += f' syncscope("{i.syncscope}")'
+        out += " " + i.ordering
+    if i.align is not None:
+        out += f", align {i.align}"
+    return out
+
+
+def _p_load(c: _Ctx, i: I.LoadInst) -> str:
+    head = "load atomic" if i.ordering else "load"
+    if i.volatile:
+        head += " volatile"
+    return f"{head} {i.type}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
+
+
+def _p_store(c: _Ctx, i: I.StoreInst) -> str:
+    head = "store atomic" if i.ordering else "store"
+    if i.volatile:
+        head += " volatile"
+    return f"{head} {c.typed(i._operands[0])}, {c.typed(i._operands[1])}{_atomic_tail(i)}"
+
+
+def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
+    out = "alloca"
+    for f in ("inalloca", "swifterror"):
+        if f in i.flags:
+            out += " " + f
+    out += f" {i.allocated_type}"
+    if i._operands:
+        out += f", {c.typed(i._operands[0])}"
+    if i.align is not None:
+        out += f", align {i.align}"
+    if i.addrspace:
+        out += f", addrspace({i.addrspace})"
+    return out
+
+
+def _p_call(c: _Ctx, i: I.CallInst) -> str:
+    out = f"{i.tail} call" if i.tail else "call"
+    out += _fmf(i.flags)
+    if i.calling_conv:
+        out += " " + i.calling_conv
+    if i.return_attributes:
+        out += " " + i.return_attributes
+    if i.addrspace is not None:
+        out += f" addrspace({i.addrspace})"
+    fty = i.function_type
+    out += f" {fty if fty.vararg else fty.return_type} {c.ref(i._operands[-1])}("
+    args = []
+    ops = i._operands
+    attrs = i.arg_attributes
+    for k in range(i.num_args):
+        a = ops[k]
+        at = attrs[k] if k < len(attrs) else ""
+        args.append(f"{a.type} {at} {c.ref(a)}" if at else f"{a.type} {c.ref(a)}")
+    out += ", ".join(args) + ")"
+    if i.attributes:
+        out += " " + i.attributes
+    if i.bundle_layout:
+        bs = []
+        for tag, vals in i.bundles:
+            bs.append(f'"{tag}"(' + ", ".join(c.typed(v) for v in vals) + ")")
+        out += " [ " + ", ".join(bs) + " ]"
+    return out
+
+
+def _p_br(c: _Ctx, i: I.BranchInst) -> str:
+    ops = i._operands
+    if len(ops) == 1:
+        return f"br label {c.ref(ops[0])}"
+    return f"br {c.typed(ops[0])}, label {c.ref(ops[1])}, label {c.ref(ops[2])}"
+
+
+def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
+    ops = i._operands
+    out = f"switch {c.typed(ops[0])}, label {c.ref(ops[1])} ["
+    for k in range(2, len(ops), 2):
+        out += f"\n    {c.typed(ops[k])}, label {c.ref(ops[k + 1])}"
+    return out + "\n  ]"
+
+
+def _p_ret(c: _Ctx, i: I.ReturnInst) -> str:
+    return f"ret {c.typed(i._operands[0])}" if i._operands else "ret void"
+
+
+def _p_unreachable(c: _Ctx, i: I.UnreachableInst) -> str:
+    return "unreachable"
+
+
+def _p_extractelement(c: _Ctx, i: I.ExtractElementInst) -> str:
+    return f"extractelement {c.typed(i._operands[0])}, {c.typed(i._operands[1])}"
+
+
+def _p_insertelement(c: _Ctx, i: I.InsertElementInst) -> str:
+    ops = i._operands
+    return f"insertelement {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+
+
+def _mask_text(i: I.ShuffleVectorInst) -> str:
+    t = i.type
+    assert isinstance(t, T.VectorType)
+    mty = T.VectorType(T.i32, t.count, t.scalable)
+    if t.scalable or all(m == 0 for m in i.mask):
+        return f"{mty} " + ("poison" if i.mask and all(m < 0 for m in i.mask) else "zeroinitializer")
+    if all(m < 0 for m in i.mask):
+        return f"{mty} poison"
+    return f"{mty} <" + ", ".join("i32 poison" if m < 0 else f"i32 {m}" for m in i.mask) + ">"
+
+
+def _p_shuffle(c: _Ctx, i: I.ShuffleVectorInst) -> str:
+    return f"shufflevector {c.typed(i._operands[0])}, {c.typed(i._operands[1])}, {_mask_text(i)}"
+
+
+def _p_extractvalue(c: _Ctx, i: I.ExtractValueInst) -> str:
+    return f"extractvalue {c.typed(i._operands[0])}, " + ", ".join(map(str, i.indices))
+
+
+def _p_insertvalue(c: _Ctx, i: I.InsertValueInst) -> str:
+    return f"insertvalue {c.typed(i._operands[0])}, {c.typed(i._operands[1])}, " + ", ".join(map(str, i.indices))
+
+
+def _p_freeze(c: _Ctx, i: I.FreezeInst) -> str:
+    return f"freeze {c.typed(i._operands[0])}"
+
+
+def _scope(s: str | None) -> str:
+    return f' syncscope("{s}")' if s is not None else ""
+
+
+def _p_atomicrmw(c: _Ctx, i: I.AtomicRMWInst) -> str:
+    v = " volatile" if i.volatile else ""
+    out = f"atomicrmw{v} {i.operation} {c.typed(i._operands[0])}, {c.typed(i._operands[1])}{_scope(i.syncscope)} {i.ordering}"
+    if i.align is not None:
+        out += f", align {i.align}"
+    return out
+
+
+def _p_cmpxchg(c: _Ctx, i: I.AtomicCmpXchgInst) -> str:
+    head = "cmpxchg" + (" weak" if i.weak else "") + (" volatile" if i.volatile else "")
+    ops = i._operands
+    out = (
+        f"{head} {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}{_scope(i.syncscope)} "
+        f"{i.success_ordering} {i.failure_ordering}"
+    )
+    if i.align is not None:
+        out += f", align {i.align}"
+    return out
+
+
+def _p_fence(c: _Ctx, i: I.FenceInst) -> str:
+    return f"fence{_scope(i.syncscope)} {i.ordering}"
+
+
+def _print_generic(c: _Ctx, i: I.Instruction) -> str:
+    raise TypeError(f"cannot print {i!r}")
+
+
+def _render_parts(parts: list[str], refs: list[V.Value], ref: Callable[[V.Value], str]) -> str:
+    out = [parts[0]]
+    for r, p in zip(refs, parts[1:], strict=True):
+        out.append(ref(r))
+        out.append(p)
+    return "".join(out)
+
+
+def _p_opaque(c: _Ctx, i: I.OpaqueInst) -> str:
+    return i.opcode + _render_parts(i.parts, i._operands, c.ref)
+
+
+_PRINTERS: dict[type, Callable[[_Ctx, I.Instruction], str]] = {  # type: ignore[dict-item]
+    I.BinaryOperator: _p_binop,
+    I.UnaryOperator: _p_unop,
+    I.ICmpInst: _p_icmp,
+    I.FCmpInst: _p_fcmp,
+    I.SelectInst: _p_select,
+    I.PhiNode: _p_phi,
+    I.CastInst: _p_cast,
+    I.GetElementPtrInst: _p_gep,
+    I.LoadInst: _p_load,
+    I.StoreInst: _p_store,
+    I.AllocaInst: _p_alloca,
+    I.CallInst: _p_call,
+    I.BranchInst: _p_br,
+    I.SwitchInst: _p_switch,
+    I.ReturnInst: _p_ret,
+    I.UnreachableInst: _p_unreachable,
+    I.ExtractElementInst: _p_extractelement,
+    I.InsertElementInst: _p_insertelement,
+    I.ShuffleVectorInst: _p_shuffle,
+    I.ExtractValueInst: _p_extractvalue,
+    I.InsertValueInst: _p_insertvalue,
+    I.FreezeInst: _p_freeze,
+    I.AtomicRMWInst: _p_atomicrmw,
+    I.AtomicCmpXchgInst: _p_cmpxchg,
+    I.FenceInst: _p_fence,
+    I.OpaqueInst: _p_opaque,
+}
+
+
+# ------------------------------------------------------------------ functions
+
+
+def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
+    is_def = bool(fn.blocks)
+    c.local = c.slots(fn) if is_def else {}
+    head = ["define" if is_def else "declare"]
+    if fn.linkage:
+        head.append(fn.linkage)
+    if fn.prefix:
+        head.append(fn.prefix)
+    if fn.calling_conv:
+        head.append(fn.calling_conv)
+    if fn.return_attributes:
+        head.append(fn.return_attributes)
+    head.append(str(fn.function_type.return_type))
+    params = []
+    for a in fn.args:
+        p = str(a.type)
+        if a.attributes:
+            p += " " + a.attributes
+        if is_def:
+            p += " " + c.local[id(a)]
+        params.append(p)
+    if fn.function_type.vararg:
+        params.append("...")
+    head.append(c.gname(fn) + "(" + ", ".join(params) + ")")
+    if fn.unnamed_addr:
+        head.append(fn.unnamed_addr)
+    if fn.addrspace is not None:
+        head.append(f"addrspace({fn.addrspace})")
+    if fn.attributes:
+        head.append(fn.attributes)
+    if fn.trailing is not None:
+        t = fn.trailing.render(c.ref)
+        if t:
+            head.append(t)
+    for k, v in fn.metadata:
+        head.append(f"!{k} {v}")
+    if not is_def:
+        out.append(" ".join(head))
+        return
+    out.append(" ".join(head) + " {")
+    first = True
+    for b in fn.blocks:
+        if not first:
+            out.append("")
+        if b.name or not first:
+            out.append(c.local[id(b)][1:] + ":")
+        first = False
+        for i in b.instructions:
+            for r in i.debug_records:
+                out.append("    " + r.text.render(c.md_ref))
+            out.append("  " + c.inst(i))
+    for u in fn.uselistorder:
+        out.append("  " + u.render(c.md_ref))
+    out.append("}")
+    c.local = {}
+
+
+def _global(c: _Ctx, g: GlobalVariable) -> str:
+    parts = [c.gname(g), "="]
+    if g.linkage:
+        parts.append(g.linkage)
+    if g.attrs:
+        parts.append(g.attrs)
+    if g.addrspace:
+        parts.append(f"addrspace({g.addrspace})")
+    if getattr(g, "externally_initialized", False):
+        parts.append("externally_initialized")
+    parts.append("constant" if g.is_constant else "global")
+    parts.append(str(g.value_type))
+    if g.initializer is not None:
+        parts.append(c.ref(g.initializer))
+    s = " ".join(parts)
+    if g.align is not None:
+        s += f", align {g.align}"
+    if g.extra:
+        s += g.extra
+    return s
+
+
+def print_module(module: Module) -> str:
+    """The whole module as LLVM text."""
+    c = _Ctx(module)
+    out: list[str] = []
+    if module.name is not None:
+        out.append(f"; ModuleID = '{module.name}'")
+    if module.source_filename is not None:
+        out.append(f'source_filename = "{_escape(module.source_filename)}"')
+    if module.datalayout is not None:
+        out.append(f'target datalayout = "{_escape(module.datalayout)}"')
+    if module.triple is not None:
+        out.append(f'target triple = "{_escape(module.triple)}"')
+    out.extend(module.module_asm)
+    structs = dict(module.struct_types)
+    _collect_structs(module, structs)
+    if structs:
+        out.append("")
+        for st in structs.values():
+            out.append(f"{st} = type {st.body_str}")
+    if module.comdats:
+        out.append("")
+        out.extend(module.comdats)
+    if module.globals:
+        out.append("")
+        out.extend(_global(c, g) for g in module.globals)
+    if module.aliases:
+        out.append("")
+        out.extend(f"{c.gname(a)} = {a.text.render(c.ref)}" for a in module.aliases)
+    for fn in module.functions:
+        out.append("")
+        _function(c, fn, out)
+    if module.attribute_groups:
+        out.append("")
+        out.extend(module.attribute_groups)
+    if module.named_metadata or module.metadata_nodes:
+        out.append("")
+        out.extend(m.render(c.ref) for m in module.named_metadata)
+        out.extend(m.render(c.ref) for m in module.metadata_nodes)
+    if module.trailer:
+        out.append("")
+        out.extend(t.render(c.ref) for t in module.trailer)
+    out.append("")
+    return "\n".join(out)
+
+
+_LEAF_TYPES = (T.IntType, T.FloatType, T.PointerType, T.VoidType, T.LabelType, T.MetadataType)
+
+
+def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> None:
+    if type(t) in _LEAF_TYPES or id(t) in seen:
+        return
+    seen.add(id(t))
+    if isinstance(t, T.StructType):
+        if t.name is not None and t.name not in found:
+            found[t.name] = t
+        for e in t.elements:
+            _walk_type(e, found, seen)
+    elif isinstance(t, (T.VectorType, T.ArrayType)):
+        _walk_type(t.element, found, seen)
+    elif isinstance(t, T.FunctionType):
+        _walk_type(t.return_type, found, seen)
+        for p in t.params:
+            _walk_type(p, found, seen)
+
+
+def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
+    """Add named structs used anywhere but not registered in the module (a
+    transform may create `StructType(name=...)` directly): LLVM needs their
+    definitions."""
+    seen: set[int] = set()
+    for g in module.globals:
+        _walk_type(g.value_type, found, seen)
+    for fn in module.functions:
+        _walk_type(fn.function_type, found, seen)
+        for inst in fn.instructions():
+            _walk_type(inst.type, found, seen)
+            for op in inst._operands:
+                _walk_type(op.type, found, seen)
+            for attr in ("allocated_type", "source_element_type", "function_type"):
+                t = inst.__dict__.get(attr)
+                if t is not None:
+                    _walk_type(t, found, seen)
+
+
+def _escape(s: str) -> str:
+    out = []
+    for byte in s.encode("utf-8", "surrogateescape"):
+        if byte == 0x22 or byte == 0x5C or byte < 0x20 or byte > 0x7E:
+            out.append(f"\\{byte:02X}")
+        else:
+            out.append(chr(byte))
+    return "".join(out)
+
+
+def print_function(fn: Function) -> str:
+    """One function (definition or declaration) as LLVM text."""
+    c = _Ctx(fn.parent)
+    out: list[str] = []
+    _function(c, fn, out)
+    return "\n".join(out) + "\n"
+
+
+def print_instruction(inst: I.Instruction) -> str:
+    """One instruction as LLVM prints it (numbered within its function)."""
+    fn = inst.function
+    c = _Ctx(fn.parent if fn is not None else None)
+    if fn is not None:
+        c.local = c.slots(fn)
+    return c.inst(inst)
+
+
+def constant_text(c: V.Constant) -> str:
+    """A constant's spelling without its type."""
+    return _Ctx(None).constant(c)
+
+
+def typed_constant(c: V.Constant) -> str:
+    """A constant with its type, e.g. `i32 7`."""
+    return f"{c.type} {constant_text(c)}"
+
+
+def default_ref(v: V.Value) -> str:
+    """A value's spelling outside of any module context (for `str()`)."""
+    ctx = _Ctx(None)
+    if isinstance(v, (Argument, I.Instruction, BasicBlock)):
+        fn = v.parent if isinstance(v, (Argument, BasicBlock)) else v.function
+        if isinstance(fn, Function) and fn.blocks:
+            ctx = _Ctx(fn.parent)
+            ctx.local = ctx.slots(fn)
+    return ctx.md_ref(v)
