@@ -1,0 +1,766 @@
+"""The emitter: lowers a `KernelPlan` to our IR with the Builder, in SSA form.
+
+Variables live in an environment (variable id -> current SSA value); the
+structured statements create phis where paths join: after an `if`, at a
+`switch` case entered by fall-through, at loop headers (for every variable the
+loop assigns), latches (for `continue`) and exits (for `break`s, including
+breaks out of two loops). An early `return` is a `ret void` of its own.
+
+Every UB guard promised in `fuzz.plan` is added here:
+- shift amounts `and (bits-1)`; divisors replaced by 1 when zero, or -1 with
+  the minimum dividend for signed division;
+- float to int through `llvm.fpto[su]i.sat` or an ordered clamp and `fptosi`;
+- buffer indices wrapped with `and (count-1)` (counts are powers of two)
+  unless affine in the work-item ids (buffers are sized for that);
+- dynamic lane indices `and (lanes-1)`, private-array indices `and (size-1)`;
+- loop trip counts bounded by `and`, `urem` or `umin` with a constant;
+- no `nsw`/`nuw`/`exact`/`inbounds`/fast-math flags anywhere.
+
+Values and blocks get deterministic names, so the printed text is a pure
+function of the plan.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from vectorizer.ir import types as T
+from vectorizer.ir import values as V
+from vectorizer.ir.builder import Builder
+
+from .plan import (
+    Addr,
+    Affine,
+    Assign,
+    Atomic,
+    Bin,
+    Break,
+    Buffer,
+    Call,
+    CallStmt,
+    Cast,
+    Cmp,
+    Const,
+    ConstAddr,
+    Continue,
+    Expr,
+    Extract,
+    Helper,
+    If,
+    Indirect,
+    Insert,
+    KernelPlan,
+    Let,
+    Lin,
+    Load,
+    Loop,
+    Math,
+    Neg,
+    ParamRef,
+    PrivArray,
+    PrivLoad,
+    PrivStore,
+    Return,
+    ScalarParam,
+    Select,
+    Shuffle,
+    Splat,
+    Stmt,
+    Store,
+    Switch,
+    Ty,
+    UniformStore,
+    VarRef,
+    WorkItem,
+    Wrapped,
+    assigned_vars,
+)
+
+DATALAYOUT = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+TRIPLE = "x86_64-unknown-linux-gnu"
+GLOBAL_AS = 1
+
+WORK_ITEM_NAMES = {
+    "global_id": "_Z13get_global_idj",
+    "local_id": "_Z12get_local_idj",
+    "group_id": "_Z12get_group_idj",
+    "global_size": "_Z15get_global_sizej",
+    "local_size": "_Z14get_local_sizej",
+    "num_groups": "_Z14get_num_groupsj",
+    "global_offset": "_Z17get_global_offsetj",
+}
+
+
+def ir_type(ty: Ty) -> T.Type:
+    """Our IR type for a plan type."""
+    if ty.is_float:
+        scalar: T.Type = T.FloatType("float" if ty.bits == 32 else "double")
+    else:
+        scalar = T.IntType(ty.bits)
+    return T.VectorType(scalar, ty.lanes) if ty.is_vector else scalar
+
+
+def _intrinsic_suffix(ty: Ty) -> str:
+    s = ty.elem
+    return f"v{ty.lanes}{s}" if ty.is_vector else s
+
+
+def _largest_below(limit: int, ty: Ty) -> float:
+    """The largest value of float type `ty` that is <= `limit` (an integer)."""
+    x = float(limit)
+    if ty.bits == 32:
+        x = struct.unpack("<f", struct.pack("<f", x))[0]
+        while x > limit:
+            bits = struct.unpack("<I", struct.pack("<f", x))[0]
+            x = struct.unpack("<f", struct.pack("<I", bits - 1 if x > 0 else bits + 1))[0]
+        return x
+    while x > limit:
+        bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+        x = struct.unpack("<d", struct.pack("<Q", bits - 1 if x > 0 else bits + 1))[0]
+    return x
+
+
+@dataclass
+class _LoopFrame:
+    header: V.BasicBlock
+    exit: V.BasicBlock
+    keys: list[int]  # variables visible before the loop (merged at its exit)
+    latch: V.BasicBlock | None = None
+    continues: list[tuple[dict[int, V.Value], V.BasicBlock]] = field(default_factory=list)
+    breaks: list[tuple[dict[int, V.Value], V.BasicBlock]] = field(default_factory=list)
+
+
+class ModuleEmitter:
+    """Builds the module: declarations, helpers, then the kernel."""
+
+    def __init__(self, plan: KernelPlan) -> None:
+        from vectorizer.ir.module import Module
+
+        self.plan = plan
+        self.module = Module()
+        self.module.datalayout = DATALAYOUT  # type: ignore[attr-defined]
+        self.module.triple = TRIPLE  # type: ignore[attr-defined]
+        self.functions: dict[str, V.Function] = {}
+        self.helper_fns: dict[int, V.Function] = {}
+
+    def declare(self, name: str, ret: T.Type, params: list[T.Type]) -> V.Function:
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = self.module.get_or_insert_function(name, T.FunctionType(ret, tuple(params), False))
+            self.functions[name] = fn
+        return fn
+
+    def work_item_fn(self, kind: str) -> V.Function:
+        return self.declare(WORK_ITEM_NAMES[kind], T.IntType(64), [T.IntType(32)])
+
+    def intrinsic(self, name: str, ret: T.Type, params: list[T.Type]) -> V.Function:
+        return self.declare(name, ret, params)
+
+    def emit(self) -> V.Module:
+        for h in self.plan.helpers:
+            self.helper_fns[id(h)] = FunctionEmitter(self, helper=h).emit()
+        FunctionEmitter(self, kernel=self.plan).emit()
+        return self.module
+
+
+class FunctionEmitter:
+    """Lowers one function (the kernel or a helper)."""
+
+    def __init__(self, mod: ModuleEmitter, kernel: KernelPlan | None = None, helper: Helper | None = None) -> None:
+        self.mod = mod
+        self.plan = mod.plan
+        self.kernel = kernel
+        self.helper = helper
+        self.env: dict[int, V.Value] = {}
+        self.block: V.BasicBlock | None = None
+        self.b = Builder()
+        self.loops: list[_LoopFrame] = []
+        self.args: dict[int, V.Value] = {}  # id(param or buffer) -> argument
+        self.lin: V.Value | None = None
+        self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
+        self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
+        self.helper_base: V.Value | None = None
+        self._names: dict[str, int] = {}
+        self._entered: dict[int, int] = {}  # id(block) -> when it was first filled
+        self.fn: V.Function
+
+    # ------------------------------------------------------------------
+    # Naming and blocks
+
+    def _unique(self, base: str) -> str:
+        n = self._names.get(base, 0)
+        self._names[base] = n + 1
+        return base if n == 0 else f"{base}.{n}"
+
+    def new_block(self, base: str) -> V.BasicBlock:
+        return self.fn.add_block(self._unique(base))
+
+    def set_block(self, bb: V.BasicBlock | None) -> None:
+        self.block = bb
+        if bb is not None:
+            self.b.position_at_end(bb)
+            if id(bb) not in self._entered:
+                self._entered[id(bb)] = len(self._entered)
+
+    def _order_blocks(self) -> None:
+        """Lay blocks out in the order they were filled (readable text: a loop
+        exit after the loop body, an `if.end` after both arms)."""
+        self.fn.blocks.sort(key=lambda bb: self._entered.get(id(bb), len(self._entered)))
+
+    # ------------------------------------------------------------------
+    # Functions
+
+    def emit(self) -> V.Function:
+        if self.kernel is not None:
+            return self._emit_kernel(self.kernel)
+        assert self.helper is not None
+        return self._emit_helper(self.helper)
+
+    def _emit_kernel(self, plan: KernelPlan) -> V.Function:
+        ptr = T.PointerType(GLOBAL_AS)
+        params: list[T.Type] = []
+        for p in plan.params:
+            params.append(ir_type(p.ty) if isinstance(p, ScalarParam) else ptr)
+        fty = T.FunctionType(T.VoidType(), tuple(params), False)
+        self.fn = self.mod.module.add_function(plan.name, fty)
+        self.fn.calling_conv = "spir_kernel"
+        for p, arg in zip(plan.params, self.fn.args, strict=True):
+            arg.name = self._unique(p.name)
+            self.args[id(p)] = arg
+        entry = self.new_block("entry")
+        self.set_block(entry)
+        for arr in plan.arrays:
+            self.arrays[arr.id] = self.b.alloca(
+                T.ArrayType(ir_type(arr.elem), arr.size), align=self._align(arr.elem), name=arr.name
+            )
+        self.lin = self._emit_lin(plan)
+        for buf in plan.buffers:
+            if buf.role == "out":
+                self.slot_base[id(buf)] = self._emit_slot_base(buf)
+        self.emit_block(plan.body)
+        if self.block is not None:
+            self.b.ret()
+        self._order_blocks()
+        return self.fn
+
+    def _emit_helper(self, h: Helper) -> V.Function:
+        ptr = T.PointerType(GLOBAL_AS)
+        params: list[T.Type] = [ir_type(p.ty) for p in h.params]
+        names = [p.name for p in h.params]
+        if h.out is not None:
+            params += [ptr, T.IntType(64)]
+            names += ["out", "base"]
+        if h.counter is not None:
+            params.append(ptr)
+            names.append("counter")
+        ret = ir_type(h.ret) if h.ret is not None else T.VoidType()
+        self.fn = self.mod.module.add_function(h.name, T.FunctionType(ret, tuple(params), False))
+        self.fn.linkage = "internal"
+        args = list(self.fn.args)
+        for arg, name in zip(args, names, strict=True):
+            arg.name = self._unique(name)
+        for p, arg in zip(h.params, args, strict=False):
+            self.env[p.id] = arg
+        rest = args[len(h.params):]
+        if h.out is not None:
+            self.args[id(h.out)] = rest.pop(0)
+            self.helper_base = rest.pop(0)
+        if h.counter is not None:
+            self.args[id(h.counter)] = rest.pop(0)
+        self.set_block(self.new_block("entry"))
+        self.emit_block(h.body)
+        if self.block is not None:
+            if h.result is not None:
+                self.b.ret(self.expr(h.result))
+            else:
+                self.b.ret()
+        self._order_blocks()
+        return self.fn
+
+    # ------------------------------------------------------------------
+    # Constants
+
+    def ci(self, ty: Ty | T.Type, value: int) -> V.Value:
+        t = ir_type(ty) if isinstance(ty, Ty) else ty
+        if isinstance(t, T.VectorType):
+            return V.splat(t, V.const_int(t.element, value))
+        return V.const_int(t, value)
+
+    def i32(self, value: int) -> V.Value:
+        return V.const_int(T.IntType(32), value)
+
+    def i64(self, value: int) -> V.Value:
+        return V.const_int(T.IntType(64), value)
+
+    def const(self, e: Const) -> V.Value:
+        t = ir_type(e.ty)
+        if e.ty.is_vector:
+            assert isinstance(e.value, tuple)
+            elem_t = ir_type(e.ty.scalar)
+            elems = [self._scalar_const(elem_t, e.ty.scalar, v) for v in e.value]
+            return V.ConstantVector(t, elems)
+        assert not isinstance(e.value, tuple)
+        return self._scalar_const(t, e.ty, e.value)
+
+    def _scalar_const(self, t: T.Type, ty: Ty, value: int | float) -> V.Value:
+        if ty.is_float:
+            return V.const_fp(t, float(value))
+        return V.const_int(t, int(value))
+
+    # ------------------------------------------------------------------
+    # Work-item ids and slots
+
+    def wi(self, kind: str, dim: int) -> V.Value:
+        return self.b.call(self.mod.work_item_fn(kind), [self.i32(dim)])
+
+    def _emit_lin(self, plan: KernelPlan) -> V.Value:
+        """The linear id over the NDRange: unique per work-item, in [0, total)."""
+        b = self.b
+        offsets = any(any(r.offset) for r in plan.ndranges)
+        ids: list[V.Value] = []
+        for d in range(plan.dims):
+            if plan.lin_form == "group":
+                g = b.mul(self.wi("group_id", d), self.wi("local_size", d))
+                ids.append(b.add(g, self.wi("local_id", d)))
+            else:
+                gid = self.wi("global_id", d)
+                ids.append(b.sub(gid, self.wi("global_offset", d)) if offsets else gid)
+        lin = ids[-1]
+        for d in range(plan.dims - 2, -1, -1):
+            lin = b.add(b.mul(lin, self.wi("global_size", d)), ids[d])
+        self._name(lin, "lin")
+        return lin
+
+    def _emit_slot_base(self, buf: Buffer) -> V.Value:
+        """Index of this work-item's first slot in `buf`."""
+        b = self.b
+        assert self.lin is not None
+        lin = self.lin
+        if buf.mapping == "linear":
+            row = lin
+        elif buf.mapping == "reverse":
+            row = b.sub(self.i64(self.plan.max_total - 1), lin)
+        else:
+            src = lin
+            if buf.mapping == "indirect":
+                assert buf.iota is not None
+                p = b.gep(T.IntType(32), self.args[id(buf.iota)], [lin])
+                src = b.zext(b.load(T.IntType(32), p, align=4), T.IntType(64))
+            perm = buf.count // max(buf.slots, 1)
+            row = b.and_(b.xor(b.mul(src, self.i64(buf.perm_mul)), self.i64(buf.perm_xor)), self.i64(perm - 1))
+        if buf.slots == 1:
+            return row
+        return b.mul(row, self.i64(buf.slots), name=self._unique(f"{buf.name}.base"))
+
+    # ------------------------------------------------------------------
+    # Statements
+
+    def emit_block(self, stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if self.block is None:
+                return  # the rest is unreachable
+            self.stmt(s)
+
+    def stmt(self, s: Stmt) -> None:
+        b = self.b
+        if isinstance(s, (Let, Assign)):
+            v = self.expr(s.value)
+            self._name(v, s.var.name)
+            self.env[s.var.id] = v
+        elif isinstance(s, If):
+            self._if(s)
+        elif isinstance(s, Loop):
+            self._loop(s)
+        elif isinstance(s, Switch):
+            self._switch(s)
+        elif isinstance(s, Break):
+            frame = self.loops[-s.levels]
+            frame.breaks.append((dict(self.env), self._cur()))
+            b.br(frame.exit)
+            self.set_block(None)
+        elif isinstance(s, Continue):
+            frame = self.loops[-1]
+            if frame.latch is None:
+                frame.latch = self.new_block("loop.latch")
+            frame.continues.append((dict(self.env), self._cur()))
+            b.br(frame.latch)
+            self.set_block(None)
+        elif isinstance(s, Return):
+            b.ret()
+            self.set_block(None)
+        elif isinstance(s, Store):
+            value = self.expr(s.value)
+            if self.helper is not None:
+                assert self.helper_base is not None
+                base = self.helper_base
+            else:
+                base = self.slot_base[id(s.buffer)]
+            idx = b.add(base, self.i64(s.slot)) if s.slot else base
+            p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
+            b.store(value, p, align=self._align(s.buffer.elem))
+        elif isinstance(s, UniformStore):
+            value = self.expr(s.value)
+            p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [self.i64(s.index)])
+            b.store(value, p, align=self._align(s.buffer.elem))
+        elif isinstance(s, Atomic):
+            value = self.expr(s.value)
+            if isinstance(s.index, int):
+                idx = self.i64(s.index)
+            else:
+                idx = self._wrap(self.expr(s.index), s.buffer.count)
+            p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
+            b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
+        elif isinstance(s, PrivStore):
+            idx = self._wrap(self.expr(s.index), s.array.size)
+            value = self.expr(s.value)
+            b.store(value, self._priv_ptr(s.array, idx), align=self._align(s.array.elem))
+        elif isinstance(s, CallStmt):
+            self.expr(s.call)
+        else:  # pragma: no cover
+            raise TypeError(f"unknown statement {type(s).__name__}")
+
+    def _cur(self) -> V.BasicBlock:
+        assert self.block is not None
+        return self.block
+
+    def _merge(self, target: V.BasicBlock, incoming: list[tuple[dict[int, V.Value], V.BasicBlock]],
+               keys: list[int]) -> None:
+        """Start emitting into `target`, reached by `incoming` edges: phis for
+        the variables in `keys` whose values differ between the edges."""
+        self.set_block(target)
+        if not incoming:
+            return
+        env: dict[int, V.Value] = {}
+        for k in keys:
+            vals = [e[k] for e, _ in incoming]
+            if all(v is vals[0] for v in vals):
+                env[k] = vals[0]
+                continue
+            phi = self.b.phi(vals[0].type, name=self._unique(f"{self._var_name(k)}.phi"))
+            for (e, bb) in incoming:
+                phi.add_incoming(e[k], bb)
+            env[k] = phi
+        self.env = env
+
+    def _var_name(self, var_id: int) -> str:
+        return f"v{var_id}"
+
+    def _if(self, s: If) -> None:
+        b = self.b
+        cond = self.expr(s.cond)
+        keys = list(self.env)
+        pre_env = dict(self.env)
+        head = self._cur()
+        then_bb = self.new_block("if.then")
+        else_bb = self.new_block("if.else") if s.els else None
+        end_bb = self.new_block("if.end")
+        b.cond_br(cond, then_bb, else_bb or end_bb)
+        incoming: list[tuple[dict[int, V.Value], V.BasicBlock]] = []
+        self.set_block(then_bb)
+        self.emit_block(s.then)
+        if self.block is not None:
+            b.br(end_bb)
+            incoming.append((dict(self.env), self.block))
+        if else_bb is not None:
+            self.env = dict(pre_env)
+            self.set_block(else_bb)
+            self.emit_block(s.els)
+            if self.block is not None:
+                b.br(end_bb)
+                incoming.append((dict(self.env), self.block))
+        else:
+            incoming.append((pre_env, head))
+        if not incoming:
+            end_bb.erase()
+            self.set_block(None)
+            return
+        self._merge(end_bb, incoming, keys)
+
+    def _loop(self, s: Loop) -> None:
+        b = self.b
+        raw = self.expr(s.trip)
+        if s.bound == "and":
+            trip = b.and_(raw, self.i32(s.max_trip))
+        elif s.bound == "urem":
+            trip = b.urem(raw, self.i32(s.max_trip + 1))
+        else:
+            umin = self.mod.intrinsic("llvm.umin.i32", T.IntType(32), [T.IntType(32)] * 2)
+            trip = b.call(umin, [raw, self.i32(s.max_trip)])
+        self._name(trip, f"{s.counter.name}.trip")
+        keys = list(self.env)
+        pre = self._cur()
+        header = self.new_block("loop.header")
+        body_bb = self.new_block("loop.body") if s.kind == "for" else None
+        exit_bb = self.new_block("loop.exit")
+        b.br(header)
+        self.set_block(header)
+        carried = [v.id for v in assigned_vars(s.body) if v.id in self.env]
+        counter = b.phi(T.IntType(32), name=s.counter.name)
+        counter.add_incoming(self.i32(0), pre)
+        phis: dict[int, V.Value] = {}
+        for vid in carried:
+            phi = b.phi(self.env[vid].type, name=self._unique(f"{self._var_name(vid)}.loop"))
+            phi.add_incoming(self.env[vid], pre)
+            phis[vid] = phi
+            self.env[vid] = phi
+        self.env[s.counter.id] = counter
+        frame = _LoopFrame(header, exit_bb, keys)
+        if s.kind == "for":
+            assert body_bb is not None
+            c = b.icmp("ult", counter, trip)
+            b.cond_br(c, body_bb, exit_bb)
+            frame.breaks.append((dict(self.env), header))
+            self.set_block(body_bb)
+        self.loops.append(frame)
+        self.emit_block(s.body)
+        self.loops.pop()
+        if self.block is not None:
+            if frame.latch is None:
+                frame.latch = self.new_block("loop.latch")
+            frame.continues.append((dict(self.env), self.block))
+            b.br(frame.latch)
+        if frame.latch is not None:
+            self._merge(frame.latch, frame.continues, list(phis) + [s.counter.id] + [k for k in keys if k not in phis])
+            nxt = b.add(self.env[s.counter.id], self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+            latch_end = self._cur()
+            counter.add_incoming(nxt, latch_end)
+            for vid, phi in phis.items():
+                phi.add_incoming(self.env[vid], latch_end)
+            if s.kind == "for":
+                b.br(header)
+            else:
+                c = b.icmp("ult", nxt, trip)
+                b.cond_br(c, header, exit_bb)
+                frame.breaks.append((dict(self.env), latch_end))
+        if not frame.breaks:
+            exit_bb.erase()
+            self.set_block(None)
+            return
+        self._merge(exit_bb, frame.breaks, keys)
+
+    def _switch(self, s: Switch) -> None:
+        b = self.b
+        sel = b.and_(self.expr(s.sel), self.i32(7))
+        keys = list(self.env)
+        pre_env = dict(self.env)
+        head = self._cur()
+        case_bbs = [self.new_block("sw.case") for _ in s.cases]
+        default_bb = self.new_block("sw.default") if s.default else None
+        end_bb = self.new_block("sw.end")
+        cases = [(self.i32(v), bb) for case, bb in zip(s.cases, case_bbs, strict=True) for v in case.values]
+        b.switch(sel, default_bb or end_bb, cases)
+        incoming: list[tuple[dict[int, V.Value], V.BasicBlock]] = []
+        fall: tuple[dict[int, V.Value], V.BasicBlock] | None = None
+        for i, (case, bb) in enumerate(zip(s.cases, case_bbs, strict=True)):
+            edges = [(pre_env, head)] * len(case.values)
+            if fall is not None:
+                edges.append(fall)
+            self._merge(bb, edges, keys)
+            fall = None
+            self.emit_block(case.body)
+            if self.block is None:
+                continue
+            if case.fallthrough and i + 1 < len(s.cases):
+                fall = (dict(self.env), self.block)
+                b.br(case_bbs[i + 1])
+            else:
+                incoming.append((dict(self.env), self.block))
+                b.br(end_bb)
+        if default_bb is not None:
+            self.env = dict(pre_env)
+            self.set_block(default_bb)
+            self.emit_block(s.default)
+            if self.block is not None:
+                incoming.append((dict(self.env), self.block))
+                b.br(end_bb)
+        else:
+            incoming.append((pre_env, head))
+        if not incoming:
+            end_bb.erase()
+            self.set_block(None)
+            return
+        self._merge(end_bb, incoming, keys)
+
+    # ------------------------------------------------------------------
+    # Expressions
+
+    def _name(self, v: V.Value, base: str) -> None:
+        from vectorizer.ir.instructions import Instruction
+
+        if isinstance(v, Instruction) and v.name is None:
+            v.name = self._unique(base)
+
+    def _align(self, ty: Ty) -> int:
+        return max(1, ty.bits // 8)
+
+    def _wrap(self, v: V.Value, count: int) -> V.Value:
+        """`v & (count-1)` in v's own integer type (`count` a power of two)."""
+        assert count & (count - 1) == 0, count
+        return self.b.and_(v, V.const_int(v.type, count - 1))
+
+    def _priv_ptr(self, arr: PrivArray, idx: V.Value) -> V.Value:
+        zero = V.const_int(idx.type, 0)
+        return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), self.arrays[arr.id], [zero, idx])
+
+    def expr(self, e: Expr) -> V.Value:
+        b = self.b
+        if isinstance(e, Const):
+            return self.const(e)
+        if isinstance(e, VarRef):
+            return self.env[e.var.id]
+        if isinstance(e, ParamRef):
+            return self.args[id(e.param)]
+        if isinstance(e, WorkItem):
+            return self.wi(e.kind, e.dim)
+        if isinstance(e, Lin):
+            assert self.lin is not None
+            return self.lin
+        if isinstance(e, Bin):
+            return self._bin(e)
+        if isinstance(e, Neg):
+            return b.fneg(self.expr(e.a))
+        if isinstance(e, Cmp):
+            x, y = self.expr(e.a), self.expr(e.b)
+            if e.a.ty.is_float:
+                return b.fcmp(e.pred, x, y)
+            return b.icmp(e.pred, x, y)
+        if isinstance(e, Select):
+            c = self.expr(e.cond)
+            return b.select(c, self.expr(e.a), self.expr(e.b))
+        if isinstance(e, Cast):
+            return self._cast(e)
+        if isinstance(e, Math):
+            return self._math(e)
+        if isinstance(e, Load):
+            idx = self.addr(e.addr, e.buffer)
+            p = b.gep(ir_type(e.buffer.elem), self.args[id(e.buffer)], [idx])
+            return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem))
+        if isinstance(e, PrivLoad):
+            idx = self._wrap(self.expr(e.index), e.array.size)
+            return b.load(ir_type(e.array.elem), self._priv_ptr(e.array, idx), align=self._align(e.array.elem))
+        if isinstance(e, Call):
+            return self._call(e)
+        if isinstance(e, Extract):
+            v = self.expr(e.vec)
+            return b.extractelement(v, self._lane(e.index, e.vec.ty.lanes))
+        if isinstance(e, Insert):
+            v = self.expr(e.vec)
+            x = self.expr(e.elem)
+            return b.insertelement(v, x, self._lane(e.index, e.vec.ty.lanes))
+        if isinstance(e, Shuffle):
+            return b.shufflevector(self.expr(e.a), self.expr(e.b), list(e.mask))
+        if isinstance(e, Splat):
+            x = self.expr(e.a)
+            vt = ir_type(e.ty)
+            one = b.insertelement(V.PoisonValue(vt), x, self.i64(0))
+            return b.shufflevector(one, V.PoisonValue(vt), [0] * e.lanes)
+        raise TypeError(f"unknown expression {type(e).__name__}")  # pragma: no cover
+
+    def _lane(self, index: Expr | int, lanes: int) -> V.Value:
+        if isinstance(index, int):
+            return self.i64(index)
+        return self._wrap(self.expr(index), lanes)
+
+    def _bin(self, e: Bin) -> V.Value:
+        b = self.b
+        x, y = self.expr(e.a), self.expr(e.b)
+        ty = e.ty
+        op = e.op
+        if op in ("shl", "lshr", "ashr"):
+            y = b.and_(y, self.ci(ty, ty.bits - 1))
+        elif op in ("udiv", "urem"):
+            y = b.select(b.icmp("eq", y, self.ci(ty, 0)), self.ci(ty, 1), y)
+        elif op in ("sdiv", "srem"):
+            assert not ty.is_bool, "signed division of i1 cannot be guarded"
+            zero = b.icmp("eq", y, self.ci(ty, 0))
+            minimum = b.icmp("eq", x, self.ci(ty, -(1 << (ty.bits - 1))))
+            minus1 = b.icmp("eq", y, self.ci(ty, -1))
+            bad = b.or_(zero, b.and_(minimum, minus1))
+            y = b.select(bad, self.ci(ty, 1), y)
+        return b.binop(op, x, y)
+
+    def _cast(self, e: Cast) -> V.Value:
+        b = self.b
+        x = self.expr(e.a)
+        dst = ir_type(e.ty)
+        if e.op in ("fptosi.sat", "fptoui.sat"):
+            name = f"llvm.{e.op}.{_intrinsic_suffix(e.ty)}.{_intrinsic_suffix(e.a.ty)}"
+            fn = self.mod.intrinsic(name, dst, [x.type])
+            return b.call(fn, [x])
+        if e.op == "fptosi.clamp":
+            # Ordered compares: NaN goes to the low bound; then fptosi is in range.
+            src = e.a.ty
+            lo = -(1 << (e.ty.bits - 1))
+            hi = _largest_below((1 << (e.ty.bits - 1)) - 1, src.scalar)
+            lo_c = self._fconst(src, float(lo))
+            hi_c = self._fconst(src, hi)
+            x = b.select(b.fcmp("oge", x, lo_c), x, lo_c)
+            x = b.select(b.fcmp("ole", x, hi_c), x, hi_c)
+            return b.cast("fptosi", x, dst)
+        return b.cast(e.op, x, dst)
+
+    def _fconst(self, ty: Ty, value: float) -> V.Value:
+        t = ir_type(ty)
+        if isinstance(t, T.VectorType):
+            return V.splat(t, V.const_fp(t.element, value))
+        return V.const_fp(t, value)
+
+    def _math(self, e: Math) -> V.Value:
+        b = self.b
+        args = [self.expr(a) for a in e.args]
+        t = ir_type(e.ty)
+        name = f"llvm.{e.fn}.{_intrinsic_suffix(e.ty)}"
+        types = [t] * len(args)
+        if e.fn in ("abs", "ctlz", "cttz"):
+            args.append(V.const_int(T.IntType(1), 0))  # INT_MIN / zero input: defined
+            types.append(T.IntType(1))
+        fn = self.mod.intrinsic(name, t, types)
+        return b.call(fn, args)
+
+    def _call(self, e: Call) -> V.Value:
+        h = e.helper
+        args = [self.expr(a) for a in e.args]
+        if h.out is not None:
+            args.append(self.args[id(h.out)])
+            if self.helper is not None:  # pragma: no cover - helpers only call pure helpers
+                raise AssertionError("side-effect helpers are called from the kernel only")
+            args.append(self.slot_base[id(h.out)])
+        if h.counter is not None:
+            args.append(self.args[id(h.counter)])
+        return self.b.call(self.mod.helper_fns[id(h)], args)
+
+    # ------------------------------------------------------------------
+    # Addresses
+
+    def addr(self, a: Addr, buf: Buffer) -> V.Value:
+        b = self.b
+        if isinstance(a, ConstAddr):
+            return self.i64(a.index)
+        if isinstance(a, Wrapped):
+            return self._wrap(self.expr(a.expr), buf.count)
+        if isinstance(a, Indirect):
+            inner = self.addr(a.inner, a.index_buffer)
+            p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])
+            return self._wrap(b.load(T.IntType(32), p, align=4), buf.count)
+        assert isinstance(a, Affine)
+        if a.base == "lin":
+            assert self.lin is not None
+            base = self.lin
+        else:
+            kind = {"gid": "global_id", "lid": "local_id", "grp": "group_id"}[a.base]
+            base = self.wi(kind, a.dim)
+        ity = T.IntType(32) if a.narrow else T.IntType(64)
+        if a.narrow:
+            base = b.trunc(base, ity)
+        idx = base
+        if a.stride != 1:
+            idx = b.mul(idx, V.const_int(ity, a.stride))
+        if a.offset:
+            idx = b.add(idx, V.const_int(ity, a.offset))
+        if a.counter is not None:
+            c = self.env[a.counter.id]
+            if not a.narrow:
+                c = b.zext(c, ity)
+            idx = b.add(idx, c)
+        return idx

@@ -1,0 +1,128 @@
+"""Generator knobs: sizes and feature switches, plus named profiles.
+
+`generate(seed, **knobs)` takes any field of `Knobs` as a keyword, and
+`profile=NAME` to start from one of `PROFILES` (explicit knobs override it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """What the generator may produce, and how much of it."""
+
+    # Sizes.
+    size: int = 14  # statement budget of the kernel (helpers have their own)
+    max_depth: int = 3  # statement nesting
+    expr_depth: int = 3  # expression nesting
+    max_block: int = 4  # statements per block
+    max_dims: int = 3  # NDRange dimensions (1..3)
+    max_trip: int = 8  # largest trip count of one loop
+    max_iterations: int = 48  # product of the trip counts of nested loops
+    max_loop_nest: int = 3
+    max_helpers: int = 2
+    max_arrays: int = 2
+    max_params: int = 3  # scalar (by-value) arguments
+    max_total: int = 256  # work-items per NDRange
+
+    # Types.
+    types: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "f32", "f64")
+    vectors: bool = True  # short vector types (<4 x float>, <2 x i64>, ...)
+
+    # Control flow.
+    divergent_if: bool = True
+    uniform_if: bool = True  # uniform branches, including inside divergent regions
+    loops: bool = True
+    divergent_loops: bool = True  # trip counts that depend on the work-item
+    nested_loops: bool = True
+    break_continue: bool = True
+    early_return: bool = True
+    multi_exit: bool = True  # several exits, breaks out of two loops, returns in loops
+    switch: bool = True
+    select: bool = True
+
+    # Memory.
+    memory: tuple[str, ...] = (
+        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop",
+    )
+    uniform_stores: bool = True
+    private_arrays: bool = True
+    atomics: bool = True
+
+    # Calls and builtins.
+    math: bool = True
+    fmuladd: bool = True  # llvm.fmuladd (contraction is up to the backend, alike for scalar and vector)
+    helpers: bool = True
+    side_effect_helpers: bool = True
+    work_item_builtins: bool = True  # local/group ids, sizes, offsets (global ids are always used)
+
+    # NDRanges.
+    offsets: bool = True  # non-zero global offsets
+    multi_ndrange: bool = True  # a second NDRange in the header (remainders)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self, base: Knobs | None = None) -> str:
+        """The knobs that differ from `base` (default: the defaults), as `k=v,...`."""
+        base = base or Knobs()
+        diff = [
+            f"{f.name}={_fmt(getattr(self, f.name))}"
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        ]
+        return ",".join(diff) if diff else "default"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "+".join(map(str, v))
+    return str(v)
+
+
+# Named starting points: a focus each, so a differential shard hits it often.
+PROFILES: dict[str, dict[str, Any]] = {
+    "default": {},
+    # The smallest kernels: straight-line code and one branch level.
+    "tiny": dict(size=5, max_depth=1, expr_depth=2, max_helpers=0, max_arrays=0, max_dims=1,
+                 vectors=False, multi_ndrange=False),
+    # Uniform control flow only: what a vectorizer without control-flow
+    # conversion still accepts.
+    "uniform": dict(divergent_if=False, divergent_loops=False, break_continue=False,
+                    early_return=False, multi_exit=False, switch=False),
+    # Divergent control flow.
+    "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
+                    max_helpers=0, max_arrays=0, atomics=False),
+    # Loops: divergent trip counts, breaks, continues, multiple exits.
+    "loops": dict(size=22, max_depth=4, max_loop_nest=3, switch=False, vectors=False,
+                  max_helpers=0),
+    # Memory patterns and types, little control flow.
+    "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,
+                   early_return=False),
+    # Calls, atomics, private arrays.
+    "calls": dict(size=18, max_helpers=3, max_arrays=2, switch=False),
+}
+
+
+def make_knobs(**kwargs: Any) -> Knobs:
+    """`Knobs` from keywords; `profile=NAME` picks the starting point."""
+    profile = kwargs.pop("profile", "default")
+    if isinstance(profile, Knobs):
+        base = profile
+    else:
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+        base = Knobs(**PROFILES[profile])
+    names = {f.name for f in fields(Knobs)}
+    unknown = sorted(set(kwargs) - names)
+    if unknown:
+        raise TypeError(f"unknown generator knob(s): {', '.join(unknown)}")
+    for k in ("types", "memory"):
+        if k in kwargs and isinstance(kwargs[k], str):
+            kwargs[k] = tuple(x for x in kwargs[k].replace("+", ",").split(",") if x)
+        elif k in kwargs:
+            kwargs[k] = tuple(kwargs[k])
+    return replace(base, **kwargs)

@@ -1,0 +1,793 @@
+"""The kernel plan: a small typed AST of an SPMD kernel, before it is IR.
+
+The planner (`fuzz.planner`) draws a plan from a choice source; the emitter
+(`fuzz.emit`) lowers it to our IR. Everything UB-relevant is explicit in the
+plan or guaranteed by the emitter's lowering of each node:
+
+- every buffer index is either wrapped into the buffer (`Wrapped`,
+  `Indirect`, private-array indices) or an affine function of the work-item
+  ids whose range the planner sized the buffer for (`Affine`);
+- shift amounts are masked, divisors guarded (zero, and INT_MIN / -1),
+  float-to-int conversions saturate or clamp, vector lane indices wrap;
+- loops are bounded by a small constant whatever their trip expression is;
+- every work-item stores only into its own output slots, reads only inputs
+  nobody writes, and uses atomics only for commutative updates of counters
+  it never reads, so the result does not depend on work-item order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+# ---------------------------------------------------------------------------
+# Types
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A first-class value type: a scalar (`lanes == 1`) or a short vector."""
+
+    elem: str  # i1 i8 i16 i32 i64 f32 f64
+    lanes: int = 1
+
+    @property
+    def is_vector(self) -> bool:
+        return self.lanes > 1
+
+    @property
+    def is_int(self) -> bool:
+        return self.elem.startswith("i")
+
+    @property
+    def is_float(self) -> bool:
+        return self.elem.startswith("f")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.elem == "i1"
+
+    @property
+    def bits(self) -> int:
+        """Bits of one element."""
+        return int(self.elem[1:])
+
+    @property
+    def total_bits(self) -> int:
+        return self.bits * self.lanes
+
+    @property
+    def scalar(self) -> Ty:
+        return Ty(self.elem)
+
+    def with_lanes(self, lanes: int) -> Ty:
+        return Ty(self.elem, lanes)
+
+    @property
+    def llvm(self) -> str:
+        """LLVM spelling: `i32`, `float`, `<4 x double>`."""
+        s = {"f32": "float", "f64": "double"}.get(self.elem, self.elem)
+        return f"<{self.lanes} x {s}>" if self.is_vector else s
+
+    @property
+    def header(self) -> str:
+        """Case-format spelling of a buffer element: `i32`, `f32`, `4xf32`."""
+        return f"{self.lanes}x{self.elem}" if self.is_vector else self.elem
+
+    @property
+    def c(self) -> str:
+        """OpenCL C-like spelling, for the pseudo-C dump."""
+        s = {
+            "i1": "bool", "i8": "char", "i16": "short", "i32": "int", "i64": "long",
+            "f32": "float", "f64": "double",
+        }[self.elem]
+        return f"{s}{self.lanes}" if self.is_vector else s
+
+    def __str__(self) -> str:
+        return self.llvm
+
+
+I1, I8, I16, I32, I64 = Ty("i1"), Ty("i8"), Ty("i16"), Ty("i32"), Ty("i64")
+F32, F64 = Ty("f32"), Ty("f64")
+VOID = Ty("void")  # only the type of a call to a void helper
+SCALAR_TYPES = (I1, I8, I16, I32, I64, F32, F64)
+VECTOR_TYPES = (
+    Ty("i32", 2), Ty("i32", 4), Ty("f32", 4), Ty("f32", 2), Ty("f64", 2),
+    Ty("i16", 4), Ty("i8", 8), Ty("i64", 2), Ty("i8", 4),
+)
+
+
+def parse_ty(text: str) -> Ty:
+    """`i32`, `f32`, `4xf32`, `<4 x float>`, `float` -> Ty."""
+    t = text.strip()
+    names = {"float": "f32", "double": "f64"}
+    if t.startswith("<"):
+        n, _, e = t[1:-1].partition(" x ")
+        return Ty(names.get(e.strip(), e.strip()), int(n))
+    if "x" in t:
+        n, _, e = t.partition("x")
+        return Ty(names.get(e, e), int(n))
+    return Ty(names.get(t, t))
+
+
+# ---------------------------------------------------------------------------
+# Kernel-level declarations
+
+
+@dataclass(eq=False)
+class Var:
+    """A source-level variable; the emitter keeps it in SSA form (phis at joins)."""
+
+    id: int
+    ty: Ty
+    varying: bool = False  # what the planner intended; coverage recomputes it
+
+    @property
+    def name(self) -> str:
+        return f"v{self.id}"
+
+
+@dataclass(eq=False)
+class ScalarParam:
+    """A kernel argument passed by value."""
+
+    name: str
+    ty: Ty
+    value: int | float
+
+
+@dataclass(eq=False)
+class Buffer:
+    """A global buffer argument.
+
+    `role`: `in` (read only, random), `index` (read only, index values),
+    `iota` (read only, 0,1,2,...: a permutation for scatters), `out` (each
+    work-item writes only its own `slots`), `uniform` (written only with
+    work-item-invariant values), `counter` (atomics only, never read).
+    `count` (elements) is settled by `KernelPlan.finalize`.
+    """
+
+    name: str
+    role: str
+    elem: Ty
+    count: int = 0
+    # Output buffers: slots per work-item and how a work-item's slots are
+    # placed: `linear` (lin*K), `reverse` ((T-1-lin)*K), `perm`
+    # (((lin*mul) ^ xor) & (P-1))*K, `indirect` (same through an iota buffer).
+    slots: int = 0
+    mapping: str = "linear"
+    perm_mul: int = 1
+    perm_xor: int = 0
+    iota: Buffer | None = None
+
+    @property
+    def init(self) -> str:
+        # Outputs start random, not zero: a store (or a lost store) of 0 is
+        # then as visible as any other.
+        return "iota" if self.role == "iota" else "random"
+
+    @property
+    def header(self) -> str:
+        return f"buf:{self.elem.header}:{self.count}:{self.init}"
+
+
+Param = ScalarParam | Buffer
+
+
+@dataclass(eq=False)
+class PrivArray:
+    """A private (per work-item) array, fully initialised before any read."""
+
+    id: int
+    elem: Ty
+    size: int  # a power of two
+    varying: bool = False  # planner's intent: filled with work-item-dependent values
+
+    @property
+    def name(self) -> str:
+        return f"priv{self.id}"
+
+
+@dataclass(frozen=True)
+class NDRange:
+    global_size: tuple[int, int, int]
+    local_size: tuple[int, int, int]
+    offset: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def total(self) -> int:
+        g = self.global_size
+        return g[0] * g[1] * g[2]
+
+    @property
+    def header(self) -> str:
+        def f(t: tuple[int, int, int]) -> str:
+            return ",".join(map(str, t))
+
+        s = f"global={f(self.global_size)} local={f(self.local_size)}"
+        if any(self.offset):
+            s += f" offset={f(self.offset)}"
+        return s
+
+
+# ---------------------------------------------------------------------------
+# Expressions
+
+
+class Expr:
+    """A typed expression (subclasses are dataclasses with a `ty`)."""
+
+    ty: Ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return ()
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    ty: Ty
+    value: int | float | tuple  # a tuple of lane values for vectors
+
+
+@dataclass(eq=False)
+class VarRef(Expr):
+    var: Var
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.var.ty
+
+
+@dataclass(eq=False)
+class ParamRef(Expr):
+    param: ScalarParam
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.param.ty
+
+
+WORK_ITEM_KINDS = (
+    "global_id", "local_id", "group_id", "global_size", "local_size", "num_groups",
+    "global_offset",
+)
+WORK_ITEM_VARYING = ("global_id", "local_id")
+
+
+@dataclass(eq=False)
+class WorkItem(Expr):
+    """A work-item query (`get_<kind>(dim)`): i64."""
+
+    kind: str
+    dim: int
+    ty: Ty = I64
+
+
+@dataclass(eq=False)
+class Lin(Expr):
+    """The work-item's linear id over the whole NDRange (computed once, in the
+    prologue): the base of every work-item's output slots. i64."""
+
+    ty: Ty = I64
+
+
+@dataclass(eq=False)
+class Bin(Expr):
+    op: str
+    a: Expr
+    b: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass(eq=False)
+class Neg(Expr):
+    """`fneg`."""
+
+    a: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a,)
+
+
+@dataclass(eq=False)
+class Cmp(Expr):
+    pred: str  # icmp or fcmp predicate
+    a: Expr
+    b: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return Ty("i1", self.a.ty.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass(eq=False)
+class Select(Expr):
+    cond: Expr  # i1, or a vector of i1 as wide as the operands
+    a: Expr
+    b: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.cond, self.a, self.b)
+
+
+CAST_OPS = (
+    "trunc", "zext", "sext", "sitofp", "uitofp", "fptrunc", "fpext", "bitcast",
+    "fptosi.sat", "fptoui.sat", "fptosi.clamp",
+)
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    op: str  # one of CAST_OPS
+    a: Expr
+    ty: Ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a,)
+
+
+# Math builtins: name -> (kind of element, arity). Lowered to LLVM's
+# element-wise intrinsics (`llvm.<name>.<type>`); see `fuzz.emit`.
+FLOAT_MATH = {
+    "sqrt": 1, "fabs": 1, "floor": 1, "ceil": 1, "trunc": 1, "rint": 1, "round": 1,
+    "nearbyint": 1, "roundeven": 1, "minnum": 2, "maxnum": 2, "minimum": 2,
+    "maximum": 2, "fma": 3, "fmuladd": 3, "copysign": 2,
+}
+INT_MATH = {
+    "smax": 2, "smin": 2, "umax": 2, "umin": 2, "abs": 1, "ctpop": 1, "ctlz": 1,
+    "cttz": 1, "bitreverse": 1, "fshl": 3, "fshr": 3, "uadd.sat": 2, "usub.sat": 2,
+    "sadd.sat": 2, "ssub.sat": 2,
+}
+
+
+@dataclass(eq=False)
+class Math(Expr):
+    fn: str
+    args: tuple[Expr, ...]
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.args[0].ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+
+class Addr:
+    """How a buffer index is formed (subclasses below)."""
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return ()
+
+
+@dataclass(eq=False)
+class Affine(Addr):
+    """`offset + stride*base (+ counter)` with `base` a work-item id (`lin`,
+    `gid`, `lid`, `grp` of `dim`), in bounds because the planner sized the
+    buffer for the NDRanges in the header. `narrow`: computed in i32."""
+
+    base: str
+    dim: int
+    stride: int
+    offset: int
+    counter: Var | None = None
+    narrow: bool = False
+
+
+@dataclass(eq=False)
+class Wrapped(Addr):
+    """`expr & (count-1)`: any integer expression, wrapped into the buffer."""
+
+    expr: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
+class Indirect(Addr):
+    """A gather: `index_buffer[inner] & (count-1)`."""
+
+    index_buffer: Buffer
+    inner: Addr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.inner.exprs()
+
+
+@dataclass(eq=False)
+class ConstAddr(Addr):
+    index: int
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    buffer: Buffer
+    addr: Addr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.buffer.elem
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.addr.exprs()
+
+
+@dataclass(eq=False)
+class PrivLoad(Expr):
+    array: PrivArray
+    index: Expr  # wrapped into the array by the emitter
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.array.elem
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.index,)
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    helper: Helper
+    args: tuple[Expr, ...]
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.helper.ret if self.helper.ret is not None else VOID
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+
+@dataclass(eq=False)
+class Extract(Expr):
+    vec: Expr
+    index: Expr | int  # a dynamic index is wrapped into the vector
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.vec.ty.scalar
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.vec,) if isinstance(self.index, int) else (self.vec, self.index)
+
+
+@dataclass(eq=False)
+class Insert(Expr):
+    vec: Expr
+    elem: Expr
+    index: Expr | int
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.vec.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        base = (self.vec, self.elem)
+        return base if isinstance(self.index, int) else (*base, self.index)
+
+
+@dataclass(eq=False)
+class Shuffle(Expr):
+    a: Expr
+    b: Expr
+    mask: tuple[int, ...]  # indices into a ++ b; the result has len(mask) lanes
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty.with_lanes(len(self.mask))
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass(eq=False)
+class Splat(Expr):
+    a: Expr
+    lanes: int
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty.with_lanes(self.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a,)
+
+
+# ---------------------------------------------------------------------------
+# Statements
+
+
+class Stmt:
+    """A statement (subclasses are dataclasses)."""
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return ()
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return ()
+
+
+@dataclass(eq=False)
+class Let(Stmt):
+    var: Var
+    value: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    var: Var
+    value: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    els: list[Stmt] = field(default_factory=list)
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond,)
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return (self.then, self.els)
+
+
+@dataclass(eq=False)
+class Loop(Stmt):
+    """`for (counter = 0; counter < trip; counter++)` (kind `for`) or its
+    bottom-tested form (kind `do`, at least one iteration). The trip count is
+    `trip` bounded into `[0, max_trip]` by `bound` (`and`: `trip & max_trip`
+    with max_trip = 2^k-1, `urem`: `trip urem (max_trip+1)`, `umin`)."""
+
+    counter: Var
+    kind: str
+    trip: Expr
+    bound: str
+    max_trip: int
+    body: list[Stmt]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.trip,)
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return (self.body,)
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    """Leave the innermost loop (`levels=1`) or `levels` loops at once."""
+
+    levels: int = 1
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    """Early return from the kernel."""
+
+
+@dataclass(eq=False)
+class SwitchCase:
+    values: tuple[int, ...]
+    body: list[Stmt]
+    fallthrough: bool = False  # continue into the next case's body
+
+
+@dataclass(eq=False)
+class Switch(Stmt):
+    """`switch (sel & 7)`: the selector is wrapped by the emitter too."""
+
+    sel: Expr
+    cases: list[SwitchCase]
+    default: list[Stmt]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.sel,)
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return (*(c.body for c in self.cases), self.default)
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    """Store into one of this work-item's own slots of an output buffer."""
+
+    buffer: Buffer
+    slot: int
+    value: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False)
+class UniformStore(Stmt):
+    """Store a work-item-invariant value at a fixed index (every work-item
+    that gets there stores the same value, so the order does not matter)."""
+
+    buffer: Buffer
+    index: int
+    value: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+ATOMIC_OPS = ("add", "sub", "or", "and", "xor", "max", "min", "umax", "umin")
+
+
+@dataclass(eq=False)
+class Atomic(Stmt):
+    """`atomicrmw op` on a counter (commutative; the old value is discarded)."""
+
+    buffer: Buffer
+    op: str
+    index: Expr | int  # a dynamic index is wrapped into the counter buffer
+    value: Expr
+    ordering: str = "monotonic"
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,) if isinstance(self.index, int) else (self.value, self.index)
+
+
+@dataclass(eq=False)
+class PrivStore(Stmt):
+    array: PrivArray
+    index: Expr
+    value: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.index, self.value)
+
+
+@dataclass(eq=False)
+class CallStmt(Stmt):
+    """A call whose result is unused (a helper with side effects)."""
+
+    call: Call
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.call,)
+
+
+# ---------------------------------------------------------------------------
+# Functions
+
+
+@dataclass(eq=False)
+class Helper:
+    """A generated helper function called by the kernel.
+
+    Its parameters are `params` (values), then, if it has side effects, the
+    output buffer and the caller's slot base (`out`), then the counter
+    (`counter`). `ret` None means void."""
+
+    name: str
+    params: list[Var]
+    ret: Ty | None
+    body: list[Stmt]
+    result: Expr | None
+    out: Buffer | None = None
+    counter: Buffer | None = None
+
+    @property
+    def has_side_effects(self) -> bool:
+        return self.out is not None or self.counter is not None
+
+
+@dataclass(eq=False)
+class KernelPlan:
+    """A whole kernel: NDRanges, arguments, helpers, private arrays, body."""
+
+    name: str
+    ndranges: list[NDRange]
+    params: list[Param]
+    arrays: list[PrivArray]
+    helpers: list[Helper]
+    body: list[Stmt]
+    lin_form: str = "global"  # how Lin is computed: `global` or `group`
+    dims: int = 1
+    origin: str = ""
+    buffer_seed: int = 0
+
+    @property
+    def buffers(self) -> list[Buffer]:
+        return [p for p in self.params if isinstance(p, Buffer)]
+
+    @property
+    def scalars(self) -> list[ScalarParam]:
+        return [p for p in self.params if isinstance(p, ScalarParam)]
+
+    @property
+    def max_total(self) -> int:
+        return max(r.total for r in self.ndranges)
+
+    def max_base(self, base: str, dim: int) -> int:
+        """The largest value the work-item id `base` of `dim` takes in any NDRange."""
+        out = 0
+        for r in self.ndranges:
+            g, lo, off = r.global_size[dim], r.local_size[dim], r.offset[dim]
+            out = max(out, {
+                "lin": r.total - 1,
+                "gid": off + g - 1,
+                "lid": lo - 1,
+                "grp": g // lo - 1,
+            }[base])
+        return out
+
+    def args_header(self) -> str:
+        parts = []
+        for p in self.params:
+            if isinstance(p, Buffer):
+                parts.append(p.header)
+            else:
+                parts.append(f"scalar:{p.ty.header}:{format_scalar(p.value)}")
+        return " ".join(parts)
+
+
+def format_scalar(v: int | float) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+# ---------------------------------------------------------------------------
+# Walkers
+
+
+def walk_stmts(body: list[Stmt]) -> Iterator[tuple[Stmt, int]]:
+    """Every statement, pre-order, with its nesting depth."""
+
+    def go(stmts: list[Stmt], depth: int) -> Iterator[tuple[Stmt, int]]:
+        for s in stmts:
+            yield s, depth
+            for b in s.blocks():
+                yield from go(b, depth + 1)
+
+    yield from go(body, 0)
+
+
+def walk_expr(e: Expr) -> Iterator[Expr]:
+    """`e` and every sub-expression, pre-order (addresses included)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(x.children()))
+
+
+def assigned_vars(body: list[Stmt]) -> list[Var]:
+    """Variables assigned (not declared) anywhere in `body`, first-assignment order."""
+    seen: dict[int, Var] = {}
+    for s, _ in walk_stmts(body):
+        if isinstance(s, Assign) and s.var.id not in seen:
+            seen[s.var.id] = s.var
+    return list(seen.values())

@@ -1,0 +1,219 @@
+"""A plan as OpenCL-C-like pseudo code, for people (`vecz-fuzz generate --plan`).
+
+Not compilable C: it shows the structure and the guards the emitter adds
+(`wrap`, `guard`, `sat`, ...) so a reduced kernel is easy to read.
+"""
+
+from __future__ import annotations
+
+from .plan import (
+    Addr,
+    Affine,
+    Assign,
+    Atomic,
+    Bin,
+    Break,
+    Buffer,
+    Call,
+    CallStmt,
+    Cast,
+    Cmp,
+    Const,
+    ConstAddr,
+    Continue,
+    Expr,
+    Extract,
+    Helper,
+    If,
+    Indirect,
+    Insert,
+    KernelPlan,
+    Let,
+    Lin,
+    Load,
+    Loop,
+    Math,
+    Neg,
+    ParamRef,
+    PrivLoad,
+    PrivStore,
+    Return,
+    ScalarParam,
+    Select,
+    Shuffle,
+    Splat,
+    Stmt,
+    Store,
+    Switch,
+    UniformStore,
+    VarRef,
+    WorkItem,
+    Wrapped,
+)
+
+_BIN = {
+    "add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<",
+    "lshr": ">>u", "ashr": ">>", "udiv": "/u", "sdiv": "/", "urem": "%u", "srem": "%",
+    "fadd": "+", "fsub": "-", "fmul": "*", "fdiv": "/", "frem": "%",
+}
+
+
+def expr_c(e: Expr) -> str:
+    """One expression as pseudo C."""
+    if isinstance(e, Const):
+        return repr(e.value) if not isinstance(e.value, tuple) else f"({e.ty.c})({', '.join(map(repr, e.value))})"
+    if isinstance(e, VarRef):
+        return e.var.name
+    if isinstance(e, ParamRef):
+        return e.param.name
+    if isinstance(e, WorkItem):
+        return f"get_{e.kind}({e.dim})"
+    if isinstance(e, Lin):
+        return "lin"
+    if isinstance(e, Bin):
+        return f"({expr_c(e.a)} {_BIN[e.op]} {expr_c(e.b)})"
+    if isinstance(e, Neg):
+        return f"-{expr_c(e.a)}"
+    if isinstance(e, Cmp):
+        return f"({expr_c(e.a)} {e.pred} {expr_c(e.b)})"
+    if isinstance(e, Select):
+        return f"({expr_c(e.cond)} ? {expr_c(e.a)} : {expr_c(e.b)})"
+    if isinstance(e, Cast):
+        return f"{e.op}<{e.ty.c}>({expr_c(e.a)})"
+    if isinstance(e, Math):
+        return f"{e.fn}({', '.join(expr_c(a) for a in e.args)})"
+    if isinstance(e, Load):
+        return f"{e.buffer.name}[{addr_c(e.addr, e.buffer)}]"
+    if isinstance(e, PrivLoad):
+        return f"{e.array.name}[wrap({expr_c(e.index)})]"
+    if isinstance(e, Call):
+        return f"{e.helper.name}({', '.join(expr_c(a) for a in e.args)})"
+    if isinstance(e, Extract):
+        i = e.index if isinstance(e.index, int) else f"wrap({expr_c(e.index)})"
+        return f"{expr_c(e.vec)}[{i}]"
+    if isinstance(e, Insert):
+        i = e.index if isinstance(e.index, int) else f"wrap({expr_c(e.index)})"
+        return f"insert({expr_c(e.vec)}, {i}, {expr_c(e.elem)})"
+    if isinstance(e, Shuffle):
+        return f"shuffle({expr_c(e.a)}, {expr_c(e.b)}, {list(e.mask)})"
+    if isinstance(e, Splat):
+        return f"({e.ty.c})({expr_c(e.a)})"
+    return f"<{type(e).__name__}>"
+
+
+def addr_c(a: Addr, buf: Buffer | None = None) -> str:
+    if isinstance(a, ConstAddr):
+        return str(a.index)
+    if isinstance(a, Affine):
+        base = "lin" if a.base == "lin" else f"{a.base}({a.dim})"
+        s = f"{a.offset} + {a.stride}*{base}"
+        if a.counter is not None:
+            s += f" + {a.counter.name}"
+        return s
+    if isinstance(a, Wrapped):
+        return f"wrap({expr_c(a.expr)})"
+    if isinstance(a, Indirect):
+        return f"wrap({a.index_buffer.name}[{addr_c(a.inner)}])"
+    return "?"
+
+
+def _slot(buf: Buffer) -> str:
+    return {
+        "linear": "lin",
+        "reverse": "(T-1-lin)",
+        "perm": f"perm{buf.perm_mul},{buf.perm_xor}(lin)",
+        "indirect": f"perm{buf.perm_mul},{buf.perm_xor}({buf.iota.name if buf.iota else '?'}[lin])",
+    }[buf.mapping]
+
+
+def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
+    pad = "    " * indent
+    out: list[str] = []
+    for s in body:
+        if isinstance(s, Let):
+            out.append(f"{pad}{s.var.ty.c} {s.var.name} = {expr_c(s.value)};")
+        elif isinstance(s, Assign):
+            out.append(f"{pad}{s.var.name} = {expr_c(s.value)};")
+        elif isinstance(s, If):
+            out.append(f"{pad}if {expr_c(s.cond)} {{")
+            out += stmts_c(s.then, indent + 1)
+            if s.els:
+                out.append(f"{pad}}} else {{")
+                out += stmts_c(s.els, indent + 1)
+            out.append(f"{pad}}}")
+        elif isinstance(s, Loop):
+            n = s.counter.name
+            trip = f"{s.bound}({expr_c(s.trip)}, {s.max_trip})"
+            if s.kind == "for":
+                out.append(f"{pad}for (int {n} = 0; {n} < {trip}; {n}++) {{")
+                out += stmts_c(s.body, indent + 1)
+                out.append(f"{pad}}}")
+            else:
+                out.append(f"{pad}int {n} = 0; do {{")
+                out += stmts_c(s.body, indent + 1)
+                out.append(f"{pad}}} while (++{n} < {trip});")
+        elif isinstance(s, Break):
+            out.append(f"{pad}break;" if s.levels == 1 else f"{pad}break {s.levels};")
+        elif isinstance(s, Continue):
+            out.append(f"{pad}continue;")
+        elif isinstance(s, Return):
+            out.append(f"{pad}return;")
+        elif isinstance(s, Switch):
+            out.append(f"{pad}switch ({expr_c(s.sel)} & 7) {{")
+            for case in s.cases:
+                out.append(f"{pad}case {', '.join(map(str, case.values))}:")
+                out += stmts_c(case.body, indent + 1)
+                if not case.fallthrough:
+                    out.append(f"{pad}    break;")
+            out.append(f"{pad}default:")
+            out += stmts_c(s.default, indent + 1)
+            out.append(f"{pad}}}")
+        elif isinstance(s, Store):
+            out.append(f"{pad}{s.buffer.name}[{_slot(s.buffer)}*{s.buffer.slots} + {s.slot}] = {expr_c(s.value)};")
+        elif isinstance(s, UniformStore):
+            out.append(f"{pad}{s.buffer.name}[{s.index}] = {expr_c(s.value)};")
+        elif isinstance(s, Atomic):
+            i = s.index if isinstance(s.index, int) else f"wrap({expr_c(s.index)})"
+            out.append(f"{pad}atomic_{s.op}(&{s.buffer.name}[{i}], {expr_c(s.value)});")
+        elif isinstance(s, PrivStore):
+            out.append(f"{pad}{s.array.name}[wrap({expr_c(s.index)})] = {expr_c(s.value)};")
+        elif isinstance(s, CallStmt):
+            out.append(f"{pad}{expr_c(s.call)};")
+        else:
+            out.append(f"{pad}<{type(s).__name__}>")
+    return out
+
+
+def helper_c(h: Helper) -> list[str]:
+    params = [f"{p.ty.c} {p.name}" for p in h.params]
+    if h.out is not None:
+        params.append(f"global {h.out.elem.c} *out, long base")
+    if h.counter is not None:
+        params.append(f"global {h.counter.elem.c} *counter")
+    ret = h.ret.c if h.ret is not None else "void"
+    lines = [f"{ret} {h.name}({', '.join(params)}) {{"]
+    lines += stmts_c(h.body)
+    if h.result is not None:
+        lines.append(f"    return {expr_c(h.result)};")
+    lines.append("}")
+    return lines
+
+
+def plan_c(plan: KernelPlan) -> str:
+    """The whole plan as pseudo C."""
+    lines = [f"// ndrange: {r.header}" for r in plan.ndranges]
+    for h in plan.helpers:
+        lines += helper_c(h)
+    params = []
+    for p in plan.params:
+        if isinstance(p, ScalarParam):
+            params.append(f"{p.ty.c} {p.name} /* = {p.value!r} */")
+        else:
+            params.append(f"global {p.elem.c} *{p.name} /* {p.count} x {p.init} */")
+    lines.append(f"kernel void {plan.name}({', '.join(params)}) {{")
+    lines.append(f"    long lin = linear_id_{plan.lin_form}();")
+    for a in plan.arrays:
+        lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
+    lines += stmts_c(plan.body)
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,309 @@
+"""The generator's plan layer: choice sources, determinism, and UB-freedom by
+construction checked on the plans themselves (no IR, no oracle)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from fuzz.choice_source import Choices, RandomSource, RecordingSource, ReplaySource
+from fuzz.coverage import coverage, features
+from fuzz.generator import plan_kernel
+from fuzz.knobs import PROFILES, Knobs, make_knobs
+from fuzz.plan import (
+    I1,
+    Affine,
+    Bin,
+    Break,
+    Buffer,
+    ConstAddr,
+    Continue,
+    If,
+    Indirect,
+    KernelPlan,
+    Load,
+    Loop,
+    Math,
+    Return,
+    Stmt,
+    Switch,
+    UniformStore,
+    Wrapped,
+    walk_expr,
+    walk_stmts,
+)
+from fuzz.planner import INVARIANT, Planner, next_pow2
+from fuzz.pretty import plan_c
+from fuzz.strategies import plans
+
+SEEDS = range(150)
+
+
+def _plan(seed: int, **knobs: object) -> KernelPlan:
+    return plan_kernel(RandomSource(seed), make_knobs(**knobs))
+
+
+# ---------------------------------------------------------------------------
+# Choice sources
+
+
+def test_random_source_is_reproducible() -> None:
+    a, b = RandomSource(5), RandomSource(5)
+    assert [a.integer(0, 100) for _ in range(50)] == [b.integer(0, 100) for _ in range(50)]
+
+
+def test_replay_clamps_and_defaults_to_lower_bound() -> None:
+    r = ReplaySource([50, -3, 7])
+    assert r.integer(0, 10) == 10
+    assert r.integer(2, 5) == 2
+    assert r.integer(0, 9) == 7
+    assert r.integer(4, 9) == 4  # exhausted
+
+
+def test_choices_shrink_towards_the_first_option() -> None:
+    c = Choices(ReplaySource([]))
+    assert c.boolean(0.9) is False
+    assert c.choice("abc") == "a"
+    assert c.weighted([(0.0, "x"), (5.0, "y"), (1.0, "z")]) == "y"
+
+
+def test_weighted_respects_weights() -> None:
+    c = Choices(RandomSource(1))
+    picks = [c.weighted([(1.0, "a"), (9.0, "b")]) for _ in range(2000)]
+    assert 0.05 < picks.count("a") / len(picks) < 0.15
+
+
+def test_recorded_choices_replay_to_the_same_plan() -> None:
+    rec = RecordingSource(RandomSource(42))
+    p1 = Planner(rec, Knobs()).plan()
+    p2 = Planner(ReplaySource(rec.values), Knobs()).plan()
+    assert plan_c(p1) == plan_c(p2)
+
+
+def test_the_all_zero_choice_sequence_is_a_small_valid_kernel() -> None:
+    p = Planner(ReplaySource([]), Knobs()).plan()
+    _check_plan(p)
+    assert len(list(walk_stmts(p.body))) <= Knobs().size + 4
+
+
+@pytest.mark.parametrize("seed", range(0, 2000, 97))
+def test_edited_choice_sequences_are_still_valid(seed: int) -> None:
+    """What a choice-sequence reducer does: delete and zero choices."""
+    rec = RecordingSource(RandomSource(seed))
+    Planner(rec, Knobs()).plan()
+    vals = rec.values
+    for edited in (vals[: len(vals) // 2], [0 if i % 3 == 0 else v for i, v in enumerate(vals)],
+                   vals[10:]):
+        _check_plan(Planner(ReplaySource(edited), Knobs()).plan())
+
+
+# ---------------------------------------------------------------------------
+# Determinism and knobs
+
+
+def test_same_seed_same_plan() -> None:
+    for s in range(20):
+        assert plan_c(_plan(s)) == plan_c(_plan(s))
+
+
+def test_different_seeds_differ() -> None:
+    assert len({plan_c(_plan(s)) for s in range(20)}) == 20
+
+
+def test_unknown_knob_is_an_error() -> None:
+    with pytest.raises(TypeError):
+        make_knobs(bogus=1)
+    with pytest.raises(ValueError):
+        make_knobs(profile="bogus")
+
+
+def test_profiles_and_overrides() -> None:
+    k = make_knobs(profile="tiny", size=3)
+    assert k.size == 3 and k.max_depth == PROFILES["tiny"]["max_depth"]
+    assert make_knobs(types="i32,f32").types == ("i32", "f32")
+    assert make_knobs().describe() == "default"
+    assert "size=3" in k.describe()
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_every_profile_plans_valid_kernels(profile: str) -> None:
+    for s in range(25):
+        _check_plan(_plan(s, profile=profile))
+
+
+def test_switching_features_off_removes_them() -> None:
+    knobs = dict(loops=False, switch=False, atomics=False, helpers=False, private_arrays=False,
+                 vectors=False, math=False, early_return=False, uniform_stores=False,
+                 types=("i32",), memory=("contiguous",))
+    rep = coverage(_plan(s, **knobs) for s in range(40))
+    names = set(rep.present)
+    for banned in ("loop: divergent", "loop: uniform", "switch: divergent", "atomic",
+                   "helper function", "private array", "math builtin", "early return",
+                   "type: float", "type: i16", "memory: load gather (index buffer)",
+                   "store: uniform address"):
+        assert banned not in names, banned
+    assert "if: divergent" in names
+
+
+def test_uniform_profile_has_no_divergent_control_flow() -> None:
+    for s in range(40):
+        p = _plan(s, profile="uniform")
+        for st, _ in walk_stmts(p.body):
+            assert not isinstance(st, (Break, Continue, Return, Switch))
+
+
+def test_default_mix_covers_the_issue_list() -> None:
+    rep = coverage(_plan(s) for s in range(300))
+    wanted = [
+        "if: divergent", "if: nested divergent", "if: uniform inside divergent region",
+        "loop: trip count depends on the work-item", "break", "continue", "early return",
+        "loop: several exits", "loop: nested divergent", "break out of two loops",
+        "switch: divergent", "select", "variable assigned under divergence (phi)",
+        "loop: loop-carried variable (phi)",
+        "type: i1", "type: i8", "type: i16", "type: i32", "type: i64", "type: float",
+        "type: double", "type: <4 x float>", "type: <2 x i32>",
+        "memory: load uniform", "memory: load contiguous", "memory: load strided +k",
+        "memory: load strided -k", "memory: load reverse", "memory: load gather (index buffer)",
+        "memory: load gather (computed index)", "memory: conditional (masked) load",
+        "memory: conditional (masked) store", "store: perm", "store: indirect",
+        "store: uniform address", "private array", "math builtin", "call: helper",
+        "call: helper with side effects", "atomic", "dims: 1", "dims: 2", "dims: 3",
+        "builtin: get_local_id", "builtin: get_group_id", "builtin: get_local_size",
+        "builtin: get_global_size", "builtin: get_num_groups", "builtin: dimension 2",
+        "ndrange: global offset", "ndrange: several",
+    ]
+    missing = [w for w in wanted if w not in rep.present]
+    assert not missing, missing
+    for w in ("if: divergent", "loop: trip count depends on the work-item"):
+        assert rep.present[w] / rep.kernels > 0.5, w
+
+
+# ---------------------------------------------------------------------------
+# UB-freedom by construction, checked on plans
+
+
+def _affine_range(p: KernelPlan, a: Affine, counters: dict[int, int]) -> tuple[int, int]:
+    top = p.max_base(a.base, a.dim)
+    extra = counters.get(a.counter.id, 0) if a.counter is not None else 0
+    ends = [a.offset, a.offset + a.stride * top]
+    return min(ends), max(ends) + extra
+
+
+def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int]) -> None:
+    if isinstance(a, ConstAddr):
+        assert 0 <= a.index < buf.count
+    elif isinstance(a, Affine):
+        lo, hi = _affine_range(p, a, counters)
+        assert 0 <= lo and hi < buf.count, (a, buf.count)
+    elif isinstance(a, Wrapped):
+        assert buf.count == next_pow2(buf.count)
+    elif isinstance(a, Indirect):
+        assert buf.count == next_pow2(buf.count)
+        _check_addr(p, a.index_buffer, a.inner, counters)
+    else:  # pragma: no cover
+        raise AssertionError(a)
+
+
+def _loop_counters(body: list[Stmt]) -> dict[int, int]:
+    return {s.counter.id: s.max_trip for s, _ in walk_stmts(body) if isinstance(s, Loop)}
+
+
+def _check_jumps(body: list[Stmt], loops: int) -> None:
+    for s in body:
+        if isinstance(s, Break):
+            assert s.levels <= loops
+        if isinstance(s, Continue):
+            assert loops >= 1
+        for blk in s.blocks():
+            _check_jumps(blk, loops + isinstance(s, Loop))
+
+
+def _max_iterations(body: list[Stmt]) -> int:
+    worst = 1
+    for s in body:
+        inner = max((_max_iterations(b) for b in s.blocks()), default=1)
+        if isinstance(s, Loop):
+            inner *= max(1, s.max_trip)
+        worst = max(worst, inner)
+    return worst
+
+
+def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
+    knobs = knobs or Knobs()
+    assert 1 <= p.dims <= 3
+    for r in p.ndranges:
+        assert all(g % lo == 0 for g, lo in zip(r.global_size, r.local_size, strict=True))
+        assert r.total <= knobs.max_total
+    bodies = [p.body] + [h.body for h in p.helpers]
+    counters: dict[int, int] = {}
+    for body in bodies:
+        counters.update(_loop_counters(body))
+        _check_jumps(body, 0)
+    for b in p.buffers:
+        assert b.count >= 1
+        if b.role == "out":
+            assert b.slots >= 1
+    exprs = []
+    for body in bodies:
+        for s, _ in walk_stmts(body):
+            exprs.extend(s.exprs())
+            if isinstance(s, Loop):
+                assert 0 <= s.max_trip <= knobs.max_trip or s.bound == "umin"
+                if s.bound == "and":
+                    assert s.max_trip & (s.max_trip + 1) == 0
+            if isinstance(s, UniformStore):
+                assert s.index < s.buffer.count
+                for x in walk_expr(s.value):  # work-item invariant
+                    assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
+                    if type(x).__name__ == "WorkItem":
+                        assert x.kind not in ("global_id", "local_id", "group_id")
+            if isinstance(s, If):
+                assert s.cond.ty == I1
+    for h in p.helpers:
+        if h.result is not None:
+            exprs.append(h.result)
+    for e in exprs:
+        for x in walk_expr(e):
+            if isinstance(x, Load):
+                assert x.buffer.role in ("in", "index", "iota")
+                _check_addr(p, x.buffer, x.addr, counters)
+            if isinstance(x, Bin) and x.op in ("sdiv", "srem"):
+                assert not x.ty.is_bool
+            if isinstance(x, Math) and x.fn == "copysign":
+                assert type(x.args[1]).__name__ == "Const"
+    # Bounded work: nested trip counts multiply to at most the knob (private
+    # array fills are one loop of at most 16).
+    assert _max_iterations(p.body) <= max(knobs.max_iterations, 16)
+    # Every output buffer's slots are distinct per work-item: the mapping is a
+    # bijection from [0, total) into the rows.
+    for b in p.buffers:
+        if b.role == "out" and b.mapping in ("perm", "indirect"):
+            rows = b.count // b.slots
+            assert rows == next_pow2(p.max_total) and b.perm_mul % 2 == 1
+            images = {((i * b.perm_mul) ^ b.perm_xor) & (rows - 1) for i in range(p.max_total)}
+            assert len(images) == p.max_total
+
+
+@pytest.mark.parametrize("chunk", range(6))
+def test_plans_are_ub_free_by_construction(chunk: int) -> None:
+    for s in range(chunk * 50, chunk * 50 + 50):
+        _check_plan(_plan(s))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(plans())
+def test_hypothesis_plans_are_valid(p: KernelPlan) -> None:
+    _check_plan(p)
+    features(p)
+
+
+def test_invariant_mode_never_depends_on_the_work_item() -> None:
+    for s in range(30):
+        planner = Planner(RandomSource(s), Knobs())
+        planner.plan()
+        planner.scopes.append([])
+        for _ in range(20):
+            e = planner.expr(planner.c.choice(planner.palette), 3, INVARIANT)
+            for x in walk_expr(e):
+                assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
