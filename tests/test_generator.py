@@ -5,6 +5,7 @@ runs scalar under the oracle without a fault."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import subprocess
 import sys
@@ -107,7 +108,7 @@ def test_cli_generate_and_coverage(tmp_path, capsys) -> None:
     assert "kernels/s" in table and "if: divergent" in table
 
 
-def _random_knobs(r: "random.Random") -> dict:
+def _random_knobs(r: random.Random) -> dict:
     from fuzz.knobs import Knobs
 
     base = Knobs()

@@ -16,6 +16,7 @@ verified module; the original kernel is never touched.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -147,12 +148,18 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     fn.name = name
 
     stride = StrideAnalysis(uniform, layout)
+    loop_blocks = _loop_blocks(fn)
     inst = InstantiationAnalysis(
         request.dim,
         instantiate_calls_in_loops="InstantiateCallsInLoops" in request.choices,
-        loop_blocks=_loop_blocks(fn),
+        loop_blocks=loop_blocks,
     )
-    packetizer = Packetizer(fn, module, width, uniform, stride, layout, inst)
+    packetizer = Packetizer(
+        fn, module, width, uniform, stride, layout, inst,
+        packetize_uniform="PacketizeUniform" in request.choices,
+        packetize_uniform_in_loops="PacketizeUniformInLoops" in request.choices,
+        loop_blocks=loop_blocks,
+    )
     try:
         packetizer.run()
     except PacketizationError as exc:
@@ -179,6 +186,37 @@ def _loop_blocks(fn) -> set[int]:
     return {id(b) for b in fn.blocks if info.loop_for(b) is not None}
 
 
+LINK_METADATA = "vecz.vectorized"
+
+
+def link_metadata(text: str, outcomes: list[KernelOutcome]) -> str:
+    """Record, in named metadata `!vecz.vectorized`, each vectorized kernel with
+    its scalar original, width and dimension: `!{ptr @foo, ptr @__vecz_v8_foo, i32 8, i32 0}`."""
+    done = [o for o in outcomes if o.vectorized_name]
+    if not done:
+        return text
+    next_id = max((int(m) for m in re.findall(r"^!(\d+) = ", text, re.M)), default=-1) + 1
+    nodes, refs = [], []
+    for o in done:
+        nodes.append(
+            f'!{next_id} = !{{ptr @{_quote(o.request.kernel)}, ptr @{_quote(o.vectorized_name)}, '
+            f"i32 {o.width}, i32 {o.request.dim}}}"
+        )
+        refs.append(f"!{next_id}")
+        next_id += 1
+    m = re.search(rf"^!{re.escape(LINK_METADATA)} = !{{(.*)}}$", text, re.M)
+    if m:
+        old = [r.strip() for r in m.group(1).split(",") if r.strip()]
+        text = text[: m.start()] + text[m.end() + 1 :]
+        refs = old + refs
+    text = text.rstrip("\n") + "\n\n" + f"!{LINK_METADATA} = !{{{', '.join(refs)}}}\n" + "\n".join(nodes) + "\n"
+    return llvm_bridge.canonicalize(text)
+
+
+def _quote(name: str) -> str:
+    return name if re.match(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$", name) else '"' + name + '"'
+
+
 def vectorize_module(src, requests: list[KernelRequest], target: TargetInfo | None = None) -> tuple[str, list[KernelOutcome]]:
     """Canonicalise `src` and perform each request in turn; returns the final text."""
     text = llvm_bridge.canonicalize(src)
@@ -190,4 +228,4 @@ def vectorize_module(src, requests: list[KernelRequest], target: TargetInfo | No
             raise ValueError(f"dimension {req.dim} is out of range 0..2")
         text, outcome = vectorize_kernel(text, req, target)
         outcomes.append(outcome)
-    return text, outcomes
+    return link_metadata(text, outcomes), outcomes

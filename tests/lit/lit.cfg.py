@@ -1,3 +1,4 @@
+# ruff: noqa: F821  (lit injects `config` and `lit_config`)
 # lit configuration for the IR-level tests: each .ll file runs `veczc` and
 # checks its output with FileCheck (the `filecheck` package from PyPI).
 import os
@@ -10,7 +11,7 @@ config.name = "vecz-py"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ll"]
 config.test_source_root = os.path.dirname(__file__)
-config.excludes = ["Inputs"]
+config.excludes = ["Inputs", "Output"]
 
 bindir = os.path.dirname(sys.executable)
 

@@ -73,7 +73,7 @@ ZERO = Stride(0)
 
 
 def _same(a: tuple[V.Value, ...], b: tuple[V.Value, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(sorted(a, key=id), sorted(b, key=id)))
+    return len(a) == len(b) and all(x is y for x, y in zip(sorted(a, key=id), sorted(b, key=id), strict=True))
 
 
 def _signed(c: V.ConstantInt) -> int:

@@ -75,6 +75,9 @@ class Packetizer:
     stride: StrideAnalysis
     layout: DataLayout
     instantiation: InstantiationAnalysis
+    packetize_uniform: bool = False
+    packetize_uniform_in_loops: bool = False
+    loop_blocks: set[int] = field(default_factory=set)
     stats: PacketizerStats = field(default_factory=PacketizerStats)
     remarks: list[str] = field(default_factory=list)
 
@@ -169,6 +172,9 @@ class Packetizer:
         vty = self.vector_type(value.type)
         if isinstance(value, V.Constant):
             return V.splat(vty, value)
+        if self.uniform.is_uniform(value) and self._widen_uniform(value):
+            self.stats.packetized += 1
+            return self._widen(value)
         if self.uniform.is_uniform(value):
             self.stats.broadcasts += 1
             return self._broadcast(value, self._builder_after(value))
@@ -179,6 +185,16 @@ class Packetizer:
             self.stats.packetized += 1
             return self._widen(value)
         return self._gather_lanes(value)
+
+    def _widen_uniform(self, value: V.Value) -> bool:
+        """PacketizeUniform(InLoops): widen uniform arithmetic instead of broadcasting it."""
+        if not isinstance(value, I.Instruction) or isinstance(value, (I.LoadInst, I.PhiNode, I.CallInst)):
+            return False
+        if not self.instantiation.can_packetize(value):
+            return False
+        if self.packetize_uniform:
+            return True
+        return self.packetize_uniform_in_loops and id(value.parent) in self.loop_blocks
 
     def _broadcast(self, value: V.Value, b: Builder) -> V.Value:
         vty = self.vector_type(value.type)
@@ -421,7 +437,7 @@ class Packetizer:
         fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
         fn = self.module.get_or_insert_function(fname, fty)
         call = b.call(fn, [ptrs, self._all_true(), V.PoisonValue(vty)], name=name)
-        call.set_param_attribute(0, f"align {align}")
+        call.arg_attributes[0] = f"align {align}"
         return call
 
     def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int) -> None:
@@ -430,7 +446,7 @@ class Packetizer:
         fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
         fn = self.module.get_or_insert_function(fname, fty)
         call = b.call(fn, [value, ptrs, self._all_true()])
-        call.set_param_attribute(1, f"align {align}")
+        call.arg_attributes[1] = f"align {align}"
 
     def _store(self, inst: I.StoreInst) -> None:
         elem = inst.value.type

@@ -1,0 +1,138 @@
+"""Builtin Inlining: bring the bodies of called functions into the kernel clone.
+
+Vecz inlines builtins whose generic vector form it cannot get; we inline
+every function the module defines (helpers, user functions, builtins shipped
+as IR), so that the vectorizer sees one self-contained function and can
+packetize the callee's code instead of running it once per lane. Recursive
+calls, and calls beyond a size budget, stay calls (and are instantiated).
+"""
+
+from __future__ import annotations
+
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from ..ir.builder import Builder
+
+MAX_INLINED_CALLS = 256
+
+
+def _inlinable(call: I.CallInst, caller: V.Function, stack: set[str]) -> bool:
+    fn = call.called_function
+    if fn is None or fn.is_declaration or fn is caller or fn.name in stack:
+        return False
+    if fn.function_type.vararg:
+        return False
+    return fn.calling_conv in (None, "", "spir_func", "ccc")
+
+
+def inline_call(call: I.CallInst) -> None:
+    """Replace one call by a copy of the callee's body."""
+    callee = call.called_function
+    assert callee is not None
+    block = call.parent
+    caller = block.parent
+    cont = block.split_before(call, f"{block.name or 'bb'}.inl.cont" if block.name else None)
+
+    vmap: dict[int, V.Value] = {}
+    for arg, actual in zip(callee.args, call.args, strict=True):
+        vmap[id(arg)] = actual
+    new_blocks: list[tuple[V.BasicBlock, V.BasicBlock]] = []
+    for cb in callee.blocks:
+        nb = caller.add_block(f"{callee.name}.{cb.name}" if cb.name else None, before=cont)
+        vmap[id(cb)] = nb
+        new_blocks.append((cb, nb))
+    clones: list[I.Instruction] = []
+    for cb, nb in new_blocks:
+        for inst in cb.instructions:
+            c = inst.clone()
+            # Debug locations name the callee's scope; LLVM rejects them in the caller.
+            c.metadata = [(k, m) for k, m in c.metadata if k != "dbg"]
+            if hasattr(c, "debug_records"):
+                c.debug_records = []
+            if inst.name:
+                c.name = inst.name
+            nb.append(c)
+            vmap[id(inst)] = c
+            clones.append(c)
+    for c in clones:
+        for i, op in enumerate(c.operands):
+            mapped = vmap.get(id(op))
+            if mapped is not None:
+                c.set_operand(i, mapped)
+
+    returns: list[tuple[V.Value | None, V.BasicBlock]] = []
+    for _, nb in new_blocks:
+        term = nb.terminator
+        if isinstance(term, I.ReturnInst):
+            returns.append((term.value, nb))
+            term.erase_from_parent()
+            Builder(nb).br(cont)
+
+    # The split left `block` branching to `cont`; enter the inlined body instead.
+    old = block.terminator
+    old.erase_from_parent()
+    Builder(block).br(new_blocks[0][1])
+
+    if not isinstance(call.type, T.VoidType) and call.uses:
+        values = [(v, b) for v, b in returns if v is not None]
+        if len(values) == 1:
+            result: V.Value = values[0][0]
+        elif values:
+            b = Builder()
+            b.position_before(cont.instructions[0])
+            phi = b.phi(call.type, name=call.name or None)
+            for v, blk in values:
+                phi.add_incoming(v, blk)
+            result = phi
+        else:
+            result = V.PoisonValue(call.type)
+        call.replace_all_uses_with(result)
+    call.erase_from_parent()
+
+    # Static allocas of the callee belong at the top of the caller's entry,
+    # where SROA/mem2reg look for them and where loops cannot repeat them.
+    entry = caller.entry
+    first = new_blocks[0][1]
+    anchor = entry.instructions[0]
+    for inst in list(first.instructions):
+        if isinstance(inst, I.AllocaInst) and (inst.count is None or isinstance(inst.count, V.Constant)):
+            inst.remove_from_parent()
+            inst.insert_before(anchor)
+
+
+def inline_calls(function: V.Function, module: V.Module) -> int:
+    """Inline, transitively, every call to a function defined in the module; returns the count."""
+    del module  # callees are reached through the calls themselves
+    count = 0
+    changed = True
+    while changed and count < MAX_INLINED_CALLS:
+        changed = False
+        for inst in list(function.instructions()):
+            if isinstance(inst, I.CallInst) and _inlinable(inst, function, set()):
+                if _recursive(inst.called_function):
+                    continue
+                inline_call(inst)
+                count += 1
+                changed = True
+                break
+    return count
+
+
+def _recursive(fn: V.Function) -> bool:
+    """Does `fn` reach itself through calls to defined functions?"""
+    seen: set[int] = set()
+    work = [fn]
+    while work:
+        f = work.pop()
+        for inst in f.instructions():
+            if isinstance(inst, I.CallInst):
+                g = inst.called_function
+                if g is None or g.is_declaration:
+                    continue
+                if g is fn:
+                    return True
+                if id(g) not in seen:
+                    seen.add(id(g))
+                    work.append(g)
+    return False
