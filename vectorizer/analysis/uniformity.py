@@ -54,6 +54,8 @@ def _differs_per_lane(inst: V.Value) -> bool:
     if isinstance(inst, I.LoadInst):
         return bool(inst.volatile or inst.ordering)
     if isinstance(inst, I.CallInst):
+        if is_lane_reduction(inst):
+            return False
         fn = inst.called_function
         name = fn.name if fn is not None else None
         kind = classify(name).kind
@@ -61,6 +63,18 @@ def _differs_per_lane(inst: V.Value) -> bool:
             return False
         return not is_pure_callee(name)
     return False
+
+
+LANE_REDUCTIONS = ("__vecz_b_divergence_any", "__vecz_b_divergence_all")
+
+
+def is_lane_reduction(value: V.Value) -> bool:
+    """A call asking whether any/all lanes of an `i1` hold: its result is uniform
+    even though its operand varies (control-flow conversion's uniform checks)."""
+    if not isinstance(value, I.CallInst):
+        return False
+    fn = value.called_function
+    return fn is not None and fn.name in LANE_REDUCTIONS
 
 
 def underlying_alloca(ptr: V.Value) -> I.AllocaInst | None:
@@ -152,6 +166,8 @@ class UniformValueAnalysis:
                             for alloca in allocas_reached(op):
                                 if self._add(alloca):
                                     work.append(alloca)
+                if is_lane_reduction(user):
+                    continue  # "any/all active lanes" is one answer for the packet
                 if self._add(user):
                     work.append(user)
 

@@ -70,6 +70,16 @@ def scalar_operand_positions(base: str) -> tuple[int, ...]:
     return _SCALAR_OPERANDS.get(base, ())
 
 
+def appended_operands(intrinsic: str, given: int) -> tuple[tuple[int, int], ...]:
+    """Constant operands `(bits, value)` to append when an OpenCL builtin with
+    `given` operands is replaced by `intrinsic`: `abs(x)` is `llvm.abs(x, false)`
+    (INT_MIN stays INT_MIN, read as unsigned by OpenCL)."""
+    split = split_intrinsic(intrinsic)
+    if split is not None and split[0] == "abs" and given == 1:
+        return ((1, 0),)
+    return ()
+
+
 def widen_intrinsic_name(name: str, width: int) -> str:
     """`llvm.sqrt.f32` -> `llvm.sqrt.v8f32` (every type suffix becomes a vector)."""
     split = split_intrinsic(name)
@@ -106,7 +116,10 @@ _INT_NAMES = {
 
 def opencl_builtin_as_intrinsic(name: str) -> tuple[str, tuple[int, ...]] | None:
     """An OpenCL scalar builtin with an exact intrinsic equivalent:
-    returns the scalar intrinsic name and the operand positions that stay scalar."""
+    returns the scalar intrinsic name and the operand positions that stay scalar.
+
+    The intrinsic may take more operands than the builtin (`llvm.abs` has its
+    poison flag): `appended_operands` gives the constants to add."""
     d = demangle(name)
     if d is None or d.name not in _OPENCL_EXACT or not d.params:
         return None

@@ -33,7 +33,7 @@ from ..analysis.instantiation import InstantiationAnalysis
 from ..analysis.stride import Pattern, Stride, StrideAnalysis, varying_alloca_lane_bytes
 from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
 from ..builtins import BuiltinKind, classify
-from ..builtins.math import widen_intrinsic_name
+from ..builtins.math import appended_operands, widen_intrinsic_name
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -496,6 +496,8 @@ class Packetizer:
             args: list[V.Value] = []
             for pos, a in enumerate(inst.args):
                 args.append(a if pos in summary.scalar_operands else self.packet(a))
+            for bits, value in appended_operands(summary.intrinsic, len(inst.args)):
+                args.append(V.const_int(T.IntType(bits), value))
             name = widen_intrinsic_name(summary.intrinsic, self.width)
             ret = self.vector_type(inst.type)
             params = tuple(a.type for a in args)
