@@ -1,0 +1,80 @@
+"""Kernel buffers: numpy arrays in mmap'd memory with PROT_NONE guard pages.
+
+Each buffer sits between two inaccessible pages, its END against the trailing
+guard page (so an overrun by one element faults), its start aligned to the
+element's natural alignment (vector loads the scalar kernel declares aligned
+must not fault spuriously). Underruns hit the leading guard page when they
+cross the start of the mapping's data page.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+
+import numpy as np
+
+from .case import ELEM_DTYPES, ELEM_SIZES, ArgSpec
+
+PAGE = mmap.PAGESIZE
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_PROT_NONE = 0
+
+
+class GuardedBuffer:
+    """`count` elements of `elem` with guard pages on both sides."""
+
+    def __init__(self, spec: ArgSpec) -> None:
+        self.spec = spec
+        lanes, base = spec.lanes, spec.base
+        self.dtype = np.dtype(ELEM_DTYPES[base])
+        nbytes = spec.nbytes
+        align = 1
+        while align < lanes * ELEM_SIZES[base] and align < 64:
+            align *= 2
+        data_pages = max(1, -(-(nbytes + align) // PAGE))
+        self._map = mmap.mmap(-1, (data_pages + 2) * PAGE)
+        base_addr = ctypes.addressof(ctypes.c_char.from_buffer(self._map))
+        self._base = base_addr
+        for off in (0, (data_pages + 1) * PAGE):
+            if _libc.mprotect(base_addr + off, PAGE, _PROT_NONE) != 0:
+                raise OSError(ctypes.get_errno(), "mprotect failed")
+        end = (data_pages + 1) * PAGE
+        start = (end - nbytes) // align * align
+        self.offset = start
+        self.array = np.frombuffer(
+            self._map, dtype=self.dtype, count=spec.count * lanes, offset=start
+        )
+        self.address = base_addr + start
+
+    def close(self) -> None:
+        """Release the mapping (the array must not be used afterwards)."""
+        del self.array
+        try:
+            self._map.close()
+        except BufferError:
+            pass  # a view is still alive; the mapping goes with the process
+
+
+def initial_contents(spec: ArgSpec, seed: int, index: int) -> np.ndarray:
+    """The deterministic initial contents of buffer `index` for `seed`.
+
+    Integers are random bits (or zero/iota/mod<k>); floats are random finite
+    values uniform in [-64, 64) so that arithmetic stays mostly finite.
+    """
+    dtype = np.dtype(ELEM_DTYPES[spec.base])
+    n = spec.count * spec.lanes
+    rng = np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, index])
+    init = spec.init
+    if init == "zero" or spec.kind == "local":
+        return np.zeros(n, dtype)
+    if init == "iota":
+        return np.arange(n).astype(dtype)
+    if init.startswith("mod"):
+        k = int(init[3:])
+        return rng.integers(0, k, n, dtype=np.int64).astype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(-64.0, 64.0, n).astype(dtype)
+    raw = rng.integers(0, 256, n * dtype.itemsize, dtype=np.uint8)
+    return raw.view(dtype)

@@ -1,0 +1,310 @@
+"""`oracle.check`: vectorize a kernel at many configurations and compare every
+vectorized run with the scalar run, work-item by work-item, byte by byte.
+
+Order of work for one check (all of it inside one worker process):
+1. vectorize every configuration (width, dim, choices);
+2. compile ONE program holding the scalar kernel and every variant;
+3. per NDRange: run scalar once (cached), then every variant, compare.
+A crash or hang costs the worker, which is replaced; the check goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import worker as W
+from .case import ArgSpec, Case, CaseError, NDRange, parse_case, parse_ndrange
+from .compare import compare
+from .jit import Variant
+
+STATUSES = (
+    "match", "mismatch", "not-vectorized", "vectorizer-error", "vector-fault",
+    "timeout", "scalar-fault", "unsupported-input",
+)
+FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
+DEFAULT_WIDTHS = (1, 4, 8, 16)
+
+
+@dataclass
+class Result:
+    """The verdict for one configuration at one NDRange."""
+
+    width: int
+    dim: int
+    choices: str
+    global_size: list[int]
+    local_size: list[int]
+    status: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the `vecz-oracle --json` contract."""
+        return asdict(self)
+
+
+@dataclass
+class CheckReport:
+    """All results of one `check` call."""
+
+    kernel: str
+    results: list[Result] = field(default_factory=list)
+    stats: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Status -> number of results."""
+        return dict(Counter(r.status for r in self.results))
+
+    @property
+    def failed(self) -> bool:
+        """True if any result blames the vectorizer."""
+        return any(r.status in FAILING for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        """The `vecz-oracle --json` object."""
+        return {
+            "kernel": self.kernel,
+            "results": [r.to_json() for r in self.results],
+            "summary": self.summary,
+        }
+
+
+def _as_case(src: str | Case) -> Case:
+    return src if isinstance(src, Case) else parse_case(src)
+
+
+def _ndranges(nds: Iterable[NDRange | str] | None) -> list[NDRange] | None:
+    if nds is None:
+        return None
+    return [parse_ndrange(n) if isinstance(n, str) else n for n in nds]
+
+
+def _predicated(choices: str) -> bool:
+    names = [c.strip() for c in choices.replace(",", ";").split(";")]
+    return "VectorPredication" in names
+
+
+class _Session:
+    """One kernel in one worker: builds and re-builds its program on demand
+    (after a worker was replaced) and runs it."""
+
+    def __init__(self, w: W.Worker, kernel: str, text: str, timeout: float, opt: int) -> None:
+        self.w = w
+        self.kernel = kernel
+        self.text = text
+        self.timeout = timeout
+        self.opt = opt
+        self.stats: Counter[str] = Counter()
+
+    def build(self, key: str, variants: list[Variant]) -> tuple | W.Failure:
+        msg = ("build", key, self.kernel, self.text, variants, self.opt)
+        # Compilation can be slow for big modules: give it more than a run.
+        res = self.w.call(msg, max(60.0, self.timeout * 4))
+        if not isinstance(res, W.Failure) and res[0] == "ok":
+            self.w.programs.add(key)
+            self.stats["compile_s"] += res[2]
+            self.stats["builds"] += 1
+        return res
+
+    def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int) -> tuple | W.Failure:
+        if key not in self.w.programs:
+            b = self.build(key, variants)
+            if isinstance(b, W.Failure) or b[0] != "ok":
+                return b
+        res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout)
+        if not isinstance(res, W.Failure) and res[0] == "ok":
+            self.stats["run_s"] += res[2]
+            self.stats["runs"] += 1
+        return res
+
+
+def check(
+    ir_text_or_case: str | Case,
+    kernel: str | None = None,
+    widths: Sequence[int] | None = None,
+    dims: Sequence[int] | None = None,
+    choices: Sequence[str] | None = None,
+    ndranges: Iterable[NDRange | str] | None = None,
+    layout: Sequence[ArgSpec | str] | None = None,
+    vectorized: str | None = None,
+    timeout: float = 10.0,
+    seed: int | None = None,
+    opt: int = 1,
+) -> CheckReport:
+    """Check `kernel` of a case (or plain IR) at every configuration.
+
+    Options left as None come from the case header, or are inferred for a
+    foreign kernel. `vectorized` names a function already in the IR that
+    computes `widths[0]` work-items along `dims[0]` (another vectorizer's
+    output, or a hand-written one): then the vectorizer is not called.
+    `timeout` bounds each run (seconds). Raises `CaseError` for bad input."""
+    from .infer import infer_case
+
+    case = _as_case(ir_text_or_case)
+    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+        case = infer_case(case, kernel, layout=layout)
+    kernel = case.kernel
+    assert kernel is not None
+    nds = _ndranges(ndranges) or case.ndranges
+    widths = list(widths) if widths else (case.widths or list(DEFAULT_WIDTHS))
+    dims = list(dims) if dims is not None and len(dims) else (case.dims or [0])
+    choice_list = list(choices) if choices is not None else (case.choices or [""])
+    seed = case.seed if seed is None else seed
+    args = tuple(case.args or ())
+    for w_ in widths:
+        if not 1 <= w_ <= 64:
+            raise CaseError(f"width {w_} out of range 1..64")
+    for d in dims:
+        if d not in (0, 1, 2):
+            raise CaseError(f"dimension {d} out of range 0..2")
+    if not nds:
+        raise CaseError("no NDRange to run")
+    if vectorized is not None:
+        widths, dims = widths[:1], dims[:1]
+        choice_list = choice_list[:1]
+    configs = [(w_, d, c) for c in choice_list for d in dims for w_ in widths]
+
+    report = CheckReport(kernel)
+    pool = W.get_pool()
+    wk = pool.acquire()
+    try:
+        _check_in(wk, report, case, kernel, configs, nds, args, seed, vectorized, timeout, opt)
+    finally:
+        pool.release(wk)
+    return report
+
+
+def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, configs: list,
+              nds: list[NDRange], args: tuple, seed: int, vectorized: str | None,
+              timeout: float, opt: int, scalar_only: bool = False) -> None:
+    text = case.ir
+    sess = _Session(wk, kernel, text, timeout, opt)
+    pre: dict[tuple, tuple[str, str]] = {}  # config -> (status, detail) decided before running
+    variants: list[Variant] = []
+    vkeys: dict[tuple, str] = {}
+    for cfg in configs:
+        w_, d, c = cfg
+        if vectorized is not None:
+            vkeys[cfg] = "v0"
+            variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
+            continue
+        res = wk.call(("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6))
+        if isinstance(res, W.Failure):
+            pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
+        elif res[0] == "ok":
+            key = f"v{len(variants)}"
+            vkeys[cfg] = key
+            variants.append(Variant(key, res[1], res[2], w_, d, _predicated(c)))
+        else:
+            pre[cfg] = (res[0], res[1])
+    digest = hashlib.sha1(text.encode())
+    for v in variants:
+        digest.update(f"|{v.key}:{v.function}:{v.width}:{v.dim}:{v.predicated}".encode())
+        digest.update(hashlib.sha1(v.text.encode()).digest() if v.text is not text else b"=")
+    key = digest.hexdigest()
+
+    def emit(cfg: tuple, nd: NDRange, status: str, detail: str) -> None:
+        w_, d, c = cfg
+        report.results.append(Result(
+            w_, d, c, list(nd.global_size[: nd.work_dim]), list(nd.local_size[: nd.work_dim]), status, detail,
+        ))
+
+    all_cfgs = configs or [(0, 0, "")]  # scalar-only checks report one row per NDRange
+
+    def emit_all(status: str, detail: str) -> None:
+        # The input itself is bad: every configuration gets its verdict,
+        # except where the vectorizer already failed on its own.
+        for nd in nds:
+            for cfg in all_cfgs:
+                emit(cfg, nd, *pre.get(cfg, (status, detail)))
+
+    b = sess.build(key, variants)
+    isolated = False
+    if isinstance(b, W.Failure):
+        # The combined module crashed LLVM: build the scalar kernel alone,
+        # then each variant alone, to find whom to blame.
+        isolated = True
+        b = sess.build(key + ":scalar", [])
+        if isinstance(b, W.Failure):
+            emit_all("scalar-fault", f"compiling the scalar kernel: {b.kind}: {b.detail}")
+            return
+    if b[0] != "ok":
+        status = "unsupported-input" if b[0] == "unsupported-input" else "scalar-fault"
+        emit_all(status, b[1])
+        return
+    var_errors: dict[str, tuple[str, str]] = dict(b[1])
+    if isolated:
+        for v in variants:
+            vb = sess.build(f"{key}:{v.key}", [v])
+            if isinstance(vb, W.Failure):
+                var_errors[v.key] = ("vectorizer-error", f"LLVM {vb.kind} compiling the vectorized kernel: {vb.detail}")
+            elif vb[0] != "ok":
+                var_errors[v.key] = ("vectorizer-error", vb[1])
+            else:
+                var_errors.update(vb[1])
+
+    def prog_for(vkey: str) -> tuple[str, list[Variant]]:
+        if not isolated:
+            return key, variants
+        if vkey == "":
+            return key + ":scalar", []
+        v = next(x for x in variants if x.key == vkey)
+        return f"{key}:{vkey}", [v]
+
+    for nd in nds:
+        pk, pv = prog_for("")
+        sres = sess.run(pk, pv, "", args, nd, seed)
+        if isinstance(sres, W.Failure) or sres[0] != "ok":
+            detail = f"scalar run {sres.kind}: {sres.detail}" if isinstance(sres, W.Failure) else f"scalar run: {sres}"
+            for cfg in all_cfgs:
+                emit(cfg, nd, "scalar-fault", detail)
+            continue
+        if scalar_only:
+            emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
+            continue
+        expected = sres[1]
+        for cfg in configs:
+            if cfg in pre:
+                emit(cfg, nd, *pre[cfg])
+                continue
+            vkey = vkeys[cfg]
+            if vkey in var_errors:
+                emit(cfg, nd, *var_errors[vkey])
+                continue
+            pk, pv = prog_for(vkey)
+            vres = sess.run(pk, pv, vkey, args, nd, seed)
+            if isinstance(vres, W.Failure):
+                emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
+            elif vres[0] != "ok":
+                emit(cfg, nd, "vectorizer-error", f"vector run: {vres}")
+            else:
+                diff = compare(args, expected, vres[1], nd, cfg[0], cfg[1])
+                emit(cfg, nd, "mismatch" if diff else "match", diff or "")
+    report.stats.update(sess.stats)
+
+
+def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
+                 ndranges: Iterable[NDRange | str] | None = None, timeout: float = 10.0,
+                 opt: int = 1) -> CheckReport:
+    """Run only the scalar kernel at each NDRange: one result per NDRange,
+    `match` (it ran cleanly), `scalar-fault` or `unsupported-input`. For
+    generator self-checks and corpus surveys."""
+    from .infer import infer_case
+
+    case = _as_case(ir_text_or_case)
+    if not case.is_case or kernel is not None and case.kernel != kernel:
+        case = infer_case(case, kernel)
+    nds = _ndranges(ndranges) or case.ndranges
+    report = CheckReport(case.kernel or "")
+    pool = W.get_pool()
+    wk = pool.acquire()
+    try:
+        _check_in(wk, report, case, case.kernel or "", [], nds, tuple(case.args or ()),
+                  case.seed, None, timeout, opt, scalar_only=True)
+    finally:
+        pool.release(wk)
+    return report

@@ -1,0 +1,195 @@
+"""One native program per kernel: the scalar kernel, every vectorized variant,
+the runtime builtins and the drivers, linked in one LLVM module and compiled
+with MCJIT for the host CPU and its features.
+
+Variants come from separate modules (one `vectorize()` output each); they are
+parsed into the kernel's own fresh LLVM context and linked in, their copies of
+the scalar kernel and helpers made `linkonce_odr` so the linker keeps one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import time
+from dataclasses import dataclass, field
+
+import llvmlite.binding as llvm
+
+from . import runtime
+from .runtime import FnSig, Unsupported, parse_fn_type
+
+_initialized = False
+_CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
+
+
+def initialize() -> None:
+    """Initialise LLVM's native target once per process."""
+    global _initialized
+    if not _initialized:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _initialized = True
+
+
+def target_machine(opt: int = 2) -> llvm.TargetMachine:
+    """A target machine for the host CPU with all its features."""
+    initialize()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=opt,
+        codemodel="jitdefault",
+    )
+
+
+def strip_calling_conventions(text: str) -> str:
+    """Drop `spir_kernel`/`spir_func` everywhere: the verifier rejects calls to
+    a `spir_kernel`, and definitions and calls must keep agreeing, so every
+    function becomes default-convention (the same on x86-64 anyway)."""
+    return _CC.sub("", text)
+
+
+class BuildError(Exception):
+    """The scalar module itself cannot be built (bad input)."""
+
+
+@dataclass
+class Variant:
+    """A vectorized function to link in: its source module and driver shape."""
+
+    key: str  # unique id of the configuration
+    function: str  # vectorized function name in `text`
+    text: str
+    width: int
+    dim: int
+    predicated: bool
+
+
+@dataclass
+class Program:
+    """A compiled kernel module; drivers are called with (args blob, cfg)."""
+
+    engine: llvm.ExecutionEngine
+    drivers: dict[str, int]  # variant key ("" for scalar) -> driver address
+    errors: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (status, detail)
+    compile_seconds: float = 0.0
+    _fns: dict[str, object] = field(default_factory=dict)
+
+    def run(self, key: str, args_addr: int, cfg_addr: int) -> None:
+        """Run the driver of variant `key` (`""`: scalar) natively."""
+        fn = self._fns.get(key)
+        if fn is None:
+            proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+            fn = self._fns[key] = proto(self.drivers[key])
+        fn(args_addr, cfg_addr)  # type: ignore[operator]
+
+
+def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+    mod = llvm.parse_assembly(strip_calling_conventions(text), context=ctx)
+    mod.verify()
+    mod.triple = llvm.get_process_triple()
+    mod.data_layout = str(tm.target_data)
+    return mod
+
+
+def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
+    return {
+        f.name: parse_fn_type(str(f.global_value_type))
+        for f in mod.functions
+        if f.is_declaration and not f.name.startswith("llvm.")
+    }
+
+
+def _check_symbols(names: dict[str, FnSig]) -> None:
+    """Raise Unsupported for declared functions neither the runtime nor the
+    host process can provide."""
+    em = runtime._Emitter()
+    for name, sig in names.items():
+        if runtime.builtin_definition(name, sig, em) is None and not llvm.address_of_symbol(name):
+            raise Unsupported(f"undefined function {name}")
+
+
+def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Program:
+    """Compile `kernel` from `text` with `variants` into one native program.
+
+    Raises `Unsupported` when the scalar module uses something the runtime
+    cannot provide and `BuildError` for IR that LLVM rejects. A variant that
+    fails to parse, verify or link is left out and recorded in
+    `Program.errors` (as vectorizer-error, or unsupported-input when it calls
+    a builtin the runtime lacks)."""
+    t0 = time.perf_counter()
+    initialize()
+    tm = target_machine(opt)
+    ctx = llvm.create_context()
+    try:
+        main = _parse(text, ctx, tm)
+    except RuntimeError as exc:
+        raise BuildError(str(exc).strip().splitlines()[0] if str(exc).strip() else "bad IR") from None
+    kfn = main.get_function(kernel)  # raises NameError when absent
+    if kfn.is_declaration:
+        raise BuildError(f"kernel {kernel} is only declared")
+    ksig = parse_fn_type(str(kfn.global_value_type))
+    for p in ksig.params:
+        if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
+            raise Unsupported(f"kernel parameter of type {p}")
+    scalar_decls = _declared(main)
+    _check_symbols(scalar_decls)
+    errors: dict[str, tuple[str, str]] = {}
+    shapes: list[tuple[str, str, int, int, bool]] = []
+    keys: dict[str, str] = {}
+    for i, v in enumerate(variants):
+        try:
+            vm = _parse(v.text, ctx, tm)
+        except RuntimeError as exc:
+            errors[v.key] = ("vectorizer-error", "invalid vectorizer output: " + " ".join(str(exc).split())[:300])
+            continue
+        try:
+            vf = vm.get_function(v.function)
+        except NameError:
+            errors[v.key] = ("vectorizer-error", f"vectorized function {v.function} not in output")
+            continue
+        new = {n: s for n, s in _declared(vm).items() if n not in scalar_decls}
+        try:
+            _check_symbols(new)
+        except Unsupported as exc:
+            status = "unsupported-input" if any(runtime.base_name(n) for n in new) else "vectorizer-error"
+            errors[v.key] = (status, str(exc))
+            continue
+        if parse_fn_type(str(vf.global_value_type)) != ksig:
+            errors[v.key] = ("vectorizer-error", f"{v.function} has signature {vf.global_value_type}, kernel has {kfn.global_value_type}")
+            continue
+        for f in vm.functions:
+            if not f.is_declaration and f.name != v.function and f.linkage == llvm.Linkage.external:
+                f.linkage = llvm.Linkage.linkonce_odr
+        for g in vm.global_variables:
+            if not g.is_declaration and g.linkage == llvm.Linkage.external:
+                g.linkage = llvm.Linkage.linkonce_odr
+        # Several configurations may produce the same name (__vecz_v8_foo).
+        vname = f"__oracle_v{i}_{v.function}"
+        vf.name = vname
+        try:
+            main.link_in(vm)
+        except RuntimeError as exc:
+            errors[v.key] = ("vectorizer-error", "link failed: " + " ".join(str(exc).split())[:300])
+            continue
+        keys[v.key] = f"__oracle_run_v{i}"
+        shapes.append((keys[v.key], vname, v.width, v.dim, v.predicated))
+    declared = _declared(main)
+    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes)
+    rt = llvm.parse_assembly(rt_text, context=ctx)
+    rt.triple = main.triple
+    rt.data_layout = main.data_layout
+    main.link_in(rt)
+    main.verify()
+    if opt > 0:
+        pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(main, pb)
+    engine = llvm.create_mcjit_compiler(main, tm)
+    engine.finalize_object()
+    drivers = {"": engine.get_function_address("__oracle_run_scalar")}
+    for key, dname in keys.items():
+        drivers[key] = engine.get_function_address(dname)
+    return Program(engine, drivers, errors, time.perf_counter() - t0)

@@ -1,0 +1,620 @@
+"""The oracle's runtime, generated as LLVM IR text in Python.
+
+It holds
+- the work-item state (`@__oracle_st`, an array of i64 the drivers write and
+  the builtins read),
+- definitions of the builtins a kernel module declares (work-item queries of
+  both families, OpenCL math/relational/conversion builtins), generated with
+  exactly the signature the module declares, because clang, Vecz's lit tests
+  and our vectorizer disagree about i32 vs i64 and attributes;
+- the drivers: `__oracle_run_scalar(args, cfg)` loops groups and work-items;
+  `__oracle_run_<variant>(args, cfg)` loops groups and W-chunks along `dim`
+  plus the scalar remainder (or one predicated call with VectorPredication).
+
+Everything after JIT runs as native loops; Python only starts a run.
+
+State layout (i64 slots): 0-2 local id, 3-5 group id, 6-8 local size,
+9-11 number of groups, 12-14 global offset, 15 work dim, 16-18 global size.
+`cfg` (i64 slots) as passed by the worker: 0-2 local size, 3-5 number of
+groups, 6-8 offset, 9 work dim, 10 number of local buffers, then from slot 16
+pairs (pointer, bytes) of local buffers zeroed at the start of every group.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+ARG_SLOT = 64  # bytes per kernel argument in the argument blob (fits <16 x i32>)
+CFG_SLOTS = 16  # fixed cfg slots before the local-buffer pairs
+
+# Work-item queries: base name -> (state expression kind, default for a bad dim).
+_WI_DIM = {
+    "get_global_id": ("gid", 0),
+    "get_local_id": ("lid", 0),
+    "get_group_id": ("grp", 0),
+    "get_global_size": ("gsz", 1),
+    "get_local_size": ("lsz", 1),
+    "get_enqueued_local_size": ("lsz", 1),
+    "get_num_groups": ("ngr", 1),
+    "get_global_offset": ("off", 0),
+}
+_WI_NODIM = {
+    "get_work_dim",
+    "get_global_linear_id",
+    "get_local_linear_id",
+    # One sub-group is the whole work-group in the scalar run (see docs/oracle.md).
+    "get_max_sub_group_size",
+    "get_sub_group_size",
+    "get_sub_group_id",
+    "get_sub_group_local_id",
+    "get_num_sub_groups",
+    "get_enqueued_num_sub_groups",
+}
+
+# OpenCL float builtins that are one LLVM intrinsic, applied element-wise.
+_UNARY_INTRINSIC = {
+    "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp",
+    "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2", "log10": "log10",
+    "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "rint": "rint", "round": "round", "asin": "asin", "acos": "acos", "atan": "atan",
+    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+}
+_BINARY_INTRINSIC = {
+    "fmax": "maxnum", "fmin": "minnum", "pow": "pow", "copysign": "copysign",
+    "atan2": "atan2",
+}
+# is.fpclass masks for the relational builtins.
+_FPCLASS = {"isnan": 3, "isinf": 516, "isfinite": 504, "isnormal": 264}
+_FCMP = {
+    "isequal": "oeq", "isnotequal": "une", "isgreater": "ogt", "isgreaterequal": "oge",
+    "isless": "olt", "islessequal": "ole", "islessgreater": "one",
+    "isordered": "ord", "isunordered": "uno",
+}
+# Itanium codes of OpenCL scalar types: code -> (llvm type, signed).
+_MANGLED = {
+    "c": ("i8", True), "a": ("i8", True), "h": ("i8", False), "s": ("i16", True),
+    "t": ("i16", False), "i": ("i32", True), "j": ("i32", False), "l": ("i64", True),
+    "m": ("i64", False), "f": ("float", True), "d": ("double", True), "Dh": ("half", True),
+}
+
+
+class Unsupported(Exception):
+    """The module uses something the oracle cannot run (barriers, sub-group
+    operations, unknown builtins): reported as `unsupported-input`."""
+
+
+@dataclass(frozen=True)
+class FnSig:
+    """A function signature as LLVM prints it."""
+
+    ret: str
+    params: tuple[str, ...]
+    varargs: bool = False
+
+
+def split_top(text: str) -> list[str]:
+    """Split at top-level commas (outside (), <>, [], {})."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def parse_fn_type(text: str) -> FnSig:
+    """Parse llvmlite's `global_value_type` text, e.g. `i64 (i32)` or `i32 (ptr, ...)`."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                ret, inner = text[:i].strip(), text[i + 1 : -1]
+                params = split_top(inner)
+                varargs = bool(params) and params[-1] == "..."
+                if varargs:
+                    params = params[:-1]
+                return FnSig(ret, tuple(params), varargs)
+    raise ValueError(f"not a function type: {text!r}")
+
+
+def base_name(name: str) -> str | None:
+    """`_Z13get_global_idj` -> `get_global_id`; `__mux_get_local_id` -> `get_local_id`."""
+    if name.startswith("__mux_"):
+        return name[len("__mux_") :]
+    m = re.match(r"_Z(\d+)", name)
+    if m:
+        n = int(m.group(1))
+        start = m.end()
+        return name[start : start + n]
+    return None
+
+
+def mangled_params(name: str) -> list[tuple[int, str, bool]]:
+    """Decode the Itanium parameter codes after the base name, as far as they
+    are simple OpenCL types: [(lanes, llvm elem type, signed)]. Stops at the
+    first code it does not know (pointers and so on)."""
+    m = re.match(r"_Z(\d+)", name)
+    if not m:
+        return []
+    rest = name[m.end() + int(m.group(1)) :]
+    out: list[tuple[int, str, bool]] = []
+    while rest:
+        lanes = 1
+        vm = re.match(r"Dv(\d+)_", rest)
+        if vm:
+            lanes, rest = int(vm.group(1)), rest[vm.end() :]
+        if rest.startswith("S_") and out:
+            out.append(out[0])
+            rest = rest[2:]
+            continue
+        code = "Dh" if rest.startswith("Dh") else rest[:1]
+        if code not in _MANGLED:
+            break
+        ty, signed = _MANGLED[code]
+        out.append((lanes, ty, signed))
+        rest = rest[len(code) :]
+    return out
+
+
+def _vec_info(ty: str) -> tuple[int, str]:
+    m = re.fullmatch(r"<(\d+) x (.+)>", ty)
+    return (int(m.group(1)), m.group(2)) if m else (1, ty)
+
+
+def _intrinsic_suffix(ty: str) -> str:
+    n, el = _vec_info(ty)
+    s = {"float": "f32", "double": "f64", "half": "f16"}.get(el, el)
+    return f"v{n}{s}" if n > 1 or ty.startswith("<") else s
+
+
+def _is_float(ty: str) -> bool:
+    return _vec_info(ty)[1] in ("float", "double", "half")
+
+
+class _Emitter:
+    """Accumulates definitions and the intrinsic declarations they need."""
+
+    def __init__(self) -> None:
+        self.defs: list[str] = []
+        self.decls: dict[str, str] = {}
+        self.tmp = 0
+
+    def intrinsic(self, name: str, ret: str, params: list[str]) -> str:
+        self.decls[name] = f"declare {ret} @{name}({', '.join(params)})"
+        return name
+
+    def fresh(self) -> str:
+        self.tmp += 1
+        return f"%t{self.tmp}"
+
+
+def _state(idx: str | int, em: _Emitter, body: list[str]) -> str:
+    """Emit a load of state slot `idx` (an i64 SSA value or constant)."""
+    p, v = em.fresh(), em.fresh()
+    body.append(f"  {p} = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {idx}")
+    body.append(f"  {v} = load i64, ptr {p}, align 8")
+    return v
+
+
+def _bin(op: str, a: str, b: str, em: _Emitter, body: list[str], ty: str = "i64") -> str:
+    v = em.fresh()
+    body.append(f"  {v} = {op} {ty} {a}, {b}")
+    return v
+
+
+def _ret_int(v: str, ret: str, body: list[str], em: _Emitter) -> None:
+    if ret == "i64":
+        body.append(f"  ret i64 {v}")
+    elif ret.startswith("i"):
+        t = em.fresh()
+        body.append(f"  {t} = trunc i64 {v} to {ret}")
+        body.append(f"  ret {ret} {t}")
+    else:
+        raise Unsupported(f"work-item builtin returning {ret}")
+
+
+def _work_item(name: str, base: str, sig: FnSig, em: _Emitter) -> str:
+    ret = sig.ret
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(sig.params))
+    body: list[str] = []
+    if base in _WI_DIM:
+        kind, default = _WI_DIM[base]
+        if len(sig.params) != 1 or not sig.params[0].startswith("i"):
+            raise Unsupported(f"{name} with signature {sig}")
+        pt = sig.params[0]
+        d = "%a0"
+        if pt != "i64":
+            d = em.fresh()
+            body.append(f"  {d} = zext {pt} %a0 to i64")
+        ok = em.fresh()
+        body.append(f"  {ok} = icmp ult i64 {d}, 3")
+        body.append(f"  br i1 {ok}, label %in, label %out")
+        body.append("in:")
+        def at(base_slot: int) -> str:
+            return _state(_bin("add", d, str(base_slot), em, body), em, body)
+        if kind == "gid":
+            v = _bin("mul", at(3), at(6), em, body)
+            v = _bin("add", v, at(0), em, body)
+            v = _bin("add", v, at(12), em, body)
+        else:
+            v = at({"lid": 0, "grp": 3, "lsz": 6, "ngr": 9, "off": 12, "gsz": 16}[kind])
+        _ret_int(v, ret, body, em)
+        body.append("out:")
+        body.append(f"  ret {ret} {default}")
+    else:
+        def lin(ids: list[str], sizes: list[str]) -> str:
+            v = _bin("mul", ids[2], sizes[1], em, body)
+            v = _bin("add", v, ids[1], em, body)
+            v = _bin("mul", v, sizes[0], em, body)
+            return _bin("add", v, ids[0], em, body)
+        lsz = [_state(6 + i, em, body) for i in range(3)]
+        if base == "get_work_dim":
+            v = _state(15, em, body)
+        elif base == "get_global_linear_id":
+            ids = []
+            for i in range(3):
+                g = _bin("mul", _state(3 + i, em, body), lsz[i], em, body)
+                ids.append(_bin("add", g, _state(i, em, body), em, body))
+            v = lin(ids, [_state(16 + i, em, body) for i in range(3)])
+        elif base in ("get_local_linear_id", "get_sub_group_local_id"):
+            v = lin([_state(i, em, body) for i in range(3)], lsz)
+        elif base in ("get_max_sub_group_size", "get_sub_group_size"):
+            v = _bin("mul", _bin("mul", lsz[0], lsz[1], em, body), lsz[2], em, body)
+        elif base == "get_sub_group_id":
+            v = "0"
+        else:  # number of sub-groups
+            v = "1"
+        _ret_int(v, ret, body, em)
+    return f"define {ret} @{name}({params}) {{\nentry:\n" + "\n".join(body) + "\n}"
+
+
+def _splat(v: str, scalar_ty: str, vec_ty: str, em: _Emitter, body: list[str]) -> str:
+    n, _ = _vec_info(vec_ty)
+    a, b = em.fresh(), em.fresh()
+    body.append(f"  {a} = insertelement <1 x {scalar_ty}> poison, {scalar_ty} {v}, i64 0")
+    body.append(f"  {b} = shufflevector <1 x {scalar_ty}> {a}, <1 x {scalar_ty}> poison, <{n} x i32> zeroinitializer")
+    return b
+
+
+def _math(name: str, base: str, sig: FnSig, em: _Emitter) -> str | None:
+    """A definition for an OpenCL math/relational/conversion builtin, or None."""
+    base = re.sub(r"^(native_|half_)", "", base)
+    ret, ps = sig.ret, list(sig.params)
+    args = [f"%a{i}" for i in range(len(ps))]
+    body: list[str] = []
+    head = f"define {ret} @{name}(" + ", ".join(f"{t} {a}" for t, a in zip(ps, args, strict=False)) + ") {\nentry:\n"
+
+    def widen(vals: list[str]) -> list[str]:
+        # Mixed overloads such as fmax(float2, float): splat the scalar operands.
+        out = []
+        for v, t in zip(vals, ps, strict=False):
+            out.append(_splat(v, t, ret, em, body) if t != ret and ret.startswith("<") and not t.startswith("<") else v)
+        return out
+
+    def call(intr: str, vals: list[str], ty: str) -> str:
+        full = f"llvm.{intr}.{_intrinsic_suffix(ty)}"
+        em.intrinsic(full, ty, [ty] * len(vals))
+        v = em.fresh()
+        body.append(f"  {v} = call {ty} @{full}(" + ", ".join(f"{ty} {x}" for x in vals) + ")")
+        return v
+
+    def done(v: str) -> str:
+        return head + "\n".join(body) + f"\n  ret {ret} {v}\n}}"
+
+    floaty = _is_float(ret)
+    mp = mangled_params(name)
+    signed = mp[0][2] if mp else True
+    if base in _UNARY_INTRINSIC and floaty and len(ps) == 1:
+        return done(call(_UNARY_INTRINSIC[base], args, ret))
+    if base in _BINARY_INTRINSIC and floaty and len(ps) == 2:
+        return done(call(_BINARY_INTRINSIC[base], widen(args), ret))
+    if base in ("fma", "mad") and floaty and len(ps) == 3:
+        return done(call("fma" if base == "fma" else "fmuladd", widen(args), ret))
+    if base == "fmod" and floaty and len(ps) == 2:
+        a = widen(args)
+        return done(_bin("frem", a[0], a[1], em, body, ret))
+    if base in ("max", "min", "clamp") and len(ps) in (2, 3):
+        a = widen(args)
+        if floaty:
+            hi, lo = "maxnum", "minnum"
+        else:
+            hi, lo = ("smax", "smin") if signed else ("umax", "umin")
+        if base == "max":
+            return done(call(hi, a, ret))
+        if base == "min":
+            return done(call(lo, a, ret))
+        if len(a) == 3:
+            return done(call(lo, [call(hi, a[:2], ret), a[2]], ret))
+    if base == "abs" and not floaty and len(ps) == 1:
+        full = f"llvm.abs.{_intrinsic_suffix(ret)}"
+        em.intrinsic(full, ret, [ret, "i1"])
+        v = em.fresh()
+        body.append(f"  {v} = call {ret} @{full}({ret} %a0, i1 false)")
+        return done(v)
+    if base in ("clz", "popcount") and not floaty and len(ps) == 1:
+        if base == "popcount":
+            return done(call("ctpop", args, ret))
+        full = f"llvm.ctlz.{_intrinsic_suffix(ret)}"
+        em.intrinsic(full, ret, [ret, "i1"])
+        v = em.fresh()
+        body.append(f"  {v} = call {ret} @{full}({ret} %a0, i1 false)")
+        return done(v)
+    if base == "fract" and floaty and len(ps) == 2 and ps[1].startswith("ptr"):
+        fl = call("floor", ["%a0"], ret)
+        d = _bin("fsub", "%a0", fl, em, body, ret)
+        _, el = _vec_info(ret)
+        below1 = {"float": "0x3FEFFFFFE0000000", "double": "0x3FEFFFFFFFFFFFFF", "half": "0xH3BFF"}[el]
+        c = below1 if not ret.startswith("<") else _splat(below1, el, ret, em, body)
+        r = call("minnum", [d, c], ret)
+        body.append(f"  store {ret} {fl}, {ps[1]} %a1")
+        return done(r)
+    if (base in _FPCLASS or base in _FCMP or base == "signbit") and ps and _is_float(ps[0]):
+        n, _ = _vec_info(ps[0])
+        i1 = f"<{n} x i1>" if ps[0].startswith("<") else "i1"
+        c = em.fresh()
+        if base in _FPCLASS:
+            full = f"llvm.is.fpclass.{_intrinsic_suffix(ps[0])}"
+            em.intrinsic(full, i1, [ps[0], "i32"])
+            body.append(f"  {c} = call {i1} @{full}({ps[0]} %a0, i32 {_FPCLASS[base]})")
+        elif base == "signbit":
+            _, el = _vec_info(ps[0])
+            it = {"float": "i32", "double": "i64", "half": "i16"}[el]
+            ity = f"<{n} x {it}>" if ps[0].startswith("<") else it
+            b = em.fresh()
+            body.append(f"  {b} = bitcast {ps[0]} %a0 to {ity}")
+            body.append(f"  {c} = icmp slt {ity} {b}, zeroinitializer")
+        else:
+            if len(ps) != 2:
+                return None
+            body.append(f"  {c} = fcmp {_FCMP[base]} {ps[0]} %a0, %a1")
+        v = em.fresh()
+        # OpenCL: scalar relational -> 1/0, vector -> -1/0 per lane.
+        body.append(f"  {v} = {'sext' if ret.startswith('<') else 'zext'} {i1} {c} to {ret}")
+        return done(v)
+    if base.startswith("convert_") and len(ps) == 1 and not base.endswith("_sat") and "_sat_" not in base:
+        src, dst = ps[0], ret
+        (_, se), (_, de) = _vec_info(src), _vec_info(dst)
+        sf, df = _is_float(src), _is_float(dst)
+        dst_signed = not re.match(r"convert_u", base)
+        v = em.fresh()
+        if src == dst:
+            return done("%a0")
+        if sf and df:
+            op = "fpext" if {"half": 16, "float": 32, "double": 64}[de] > {"half": 16, "float": 32, "double": 64}[se] else "fptrunc"
+        elif sf:
+            op = "fptosi" if dst_signed else "fptoui"
+        elif df:
+            op = "sitofp" if signed else "uitofp"
+        else:
+            sw, dw = int(se[1:]), int(de[1:])
+            op = "trunc" if dw < sw else ("sext" if signed else "zext")
+        body.append(f"  {v} = {op} {src} %a0 to {dst}")
+        return done(v)
+    m = re.fullmatch(r"vload(\d+)", base)
+    if m and len(ps) == 2 and ps[1].startswith("ptr"):
+        n, el = _vec_info(ret)
+        off = _bin("mul", "%a0", str(n), em, body, ps[0])
+        p, v = em.fresh(), em.fresh()
+        body.append(f"  {p} = getelementptr {el}, {ps[1]} %a1, {ps[0]} {off}")
+        body.append(f"  {v} = load {ret}, {ps[1]} {p}, align 1")
+        return done(v)
+    m = re.fullmatch(r"vstore(\d+)", base)
+    if m and len(ps) == 3 and ps[2].startswith("ptr") and ret == "void":
+        n, el = _vec_info(ps[0])
+        off = _bin("mul", "%a1", str(n), em, body, ps[1])
+        p = em.fresh()
+        body.append(f"  {p} = getelementptr {el}, {ps[2]} %a2, {ps[1]} {off}")
+        body.append(f"  store {ps[0]} %a0, {ps[2]} {p}, align 1")
+        return head + "\n".join(body) + "\n  ret void\n}"
+    return None
+
+
+_BARRIER = re.compile(r"barrier|fence|async_work_group|wait_group_events|prefetch|atomic_work_item")
+_COLLECTIVE = re.compile(r"^(sub_group_|work_group_|intel_sub_group)")
+
+
+def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
+    """The definition of builtin `name`, None when it needs none (intrinsics,
+    symbols of the host process), raising `Unsupported` when it cannot run."""
+    if name.startswith("llvm."):
+        return None
+    if name == "printf":
+        # Output is not captured (yet); a no-op keeps scalar and vector equal.
+        return f"define {sig.ret} @printf(ptr %f, ...) {{\n  ret {sig.ret} 0\n}}"
+    base = base_name(name)
+    if base is None:
+        return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved
+    if base in _WI_DIM or base in _WI_NODIM:
+        return _work_item(name, base, sig, em)
+    if _BARRIER.search(base) or _COLLECTIVE.search(base):
+        raise Unsupported(f"unsupported builtin {name} (barriers, sub-group and work-group operations)")
+    d = _math(name, base, sig, em)
+    if d is None:
+        raise Unsupported(f"unsupported builtin {name}")
+    return d
+
+
+def _loop(lines: list[str], var: str, bound: str, body: list[str], start: str = "0") -> None:
+    """Append a counted loop `for var in [start, bound)` using an alloca counter
+    (mem2reg cleans it up; it keeps the generator free of phi bookkeeping)."""
+    lines += [
+        f"  store i64 {start}, ptr %{var}.slot, align 8",
+        f"  br label %{var}.head",
+        f"{var}.head:",
+        f"  %{var} = load i64, ptr %{var}.slot, align 8",
+        f"  %{var}.go = icmp ult i64 %{var}, {bound}",
+        f"  br i1 %{var}.go, label %{var}.body, label %{var}.exit",
+        f"{var}.body:",
+        *body,
+        f"  %{var}.next = add i64 %{var}, 1",
+        f"  store i64 %{var}.next, ptr %{var}.slot, align 8",
+        f"  br label %{var}.head",
+        f"{var}.exit:",
+    ]
+
+
+_uniq = itertools.count()
+
+
+def _set_state(slot: int, val: str) -> list[str]:
+    p = f"%st{next(_uniq)}"
+    return [
+        f"  {p} = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {slot}",
+        f"  store i64 {val}, ptr {p}, align 8",
+    ]
+
+
+def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
+    args = ", ".join(f"{t} %arg{i}" for i, t in enumerate(sig.params))
+    return [f"  call {sig.ret} @{fn}({args})"]
+
+
+def driver(name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None) -> str:
+    """The IR of driver `name`: scalar when `vector` is None, else
+    `(vector function, width, dim, predicated)`."""
+    lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
+    for v in ("g0", "g1", "g2", "l0", "l1", "l2", "k"):
+        lines.append(f"  %{v}.slot = alloca i64, align 8")
+    for i, t in enumerate(sig.params):
+        lines.append(f"  %argp{i} = getelementptr i8, ptr %args, i64 {i * ARG_SLOT}")
+        lines.append(f"  %arg{i} = load {t}, ptr %argp{i}, align 1")
+    for i in range(10):
+        lines.append(f"  %cp{i} = getelementptr i64, ptr %cfg, i64 {i}")
+        lines.append(f"  %c{i} = load i64, ptr %cp{i}, align 8")
+    for d in range(3):
+        lines += _set_state(6 + d, f"%c{d}")
+        lines += _set_state(9 + d, f"%c{3 + d}")
+        lines += _set_state(12 + d, f"%c{6 + d}")
+        lines.append(f"  %gs{d} = mul i64 %c{d}, %c{3 + d}")
+        lines += _set_state(16 + d, f"%gs{d}")
+    lines += _set_state(15, "%c9")
+    lines.append("  %nloc.p = getelementptr i64, ptr %cfg, i64 10")
+    lines.append("  %nloc = load i64, ptr %nloc.p, align 8")
+    # Local buffers start every group zeroed, identically for both runs.
+    reset = [
+        "  %kp2 = shl i64 %k, 1",
+        f"  %kpi = add i64 %kp2, {CFG_SLOTS}",
+        "  %kpp = getelementptr i64, ptr %cfg, i64 %kpi",
+        "  %kptr = load ptr, ptr %kpp, align 8",
+        "  %kbp = getelementptr i64, ptr %kpp, i64 1",
+        "  %kbytes = load i64, ptr %kbp, align 8",
+        "  call void @llvm.memset.p0.i64(ptr %kptr, i8 0, i64 %kbytes, i1 false)",
+    ]
+    if vector is None:
+        l0loop: list[str] = []
+        _loop(l0loop, "l0", "%c0", _set_state(0, "%l0") + _call_kernel(kernel, sig, "s"))
+        l1loop: list[str] = []
+        _loop(l1loop, "l1", "%c1", _set_state(1, "%l1") + l0loop)
+        items: list[str] = []
+        _loop(items, "l2", "%c2", _set_state(2, "%l2") + l1loop)
+    else:
+        vfn, width, dim, pred = vector
+        others = [d for d in range(3) if d != dim]
+        chunk: list[str] = []
+        chunk += _set_state(dim, "%b")
+        chunk += _call_kernel(vfn, sig, "v")
+        # Full chunks: b = 0, W, 2W, ... while b + W <= L[dim].
+        lines_chunks = [
+            "  store i64 0, ptr %l0.slot, align 8",
+            "  br label %ch.head",
+            "ch.head:",
+            "  %b = load i64, ptr %l0.slot, align 8",
+            f"  %b.end = add i64 %b, {width}",
+            f"  %ch.go = icmp ule i64 %b.end, %c{dim}",
+            "  br i1 %ch.go, label %ch.body, label %ch.exit",
+            "ch.body:",
+            *chunk,
+            "  store i64 %b.end, ptr %l0.slot, align 8",
+            "  br label %ch.head",
+            "ch.exit:",
+            f"  %rem.any = icmp ult i64 %b, %c{dim}",
+            "  br i1 %rem.any, label %rem, label %rem.done",
+            "rem:",
+        ]
+        if pred:
+            lines_chunks += _set_state(dim, "%b")
+            lines_chunks += _call_kernel(vfn, sig, "p")
+        else:
+            rem_body = _set_state(dim, "%r") + _call_kernel(kernel, sig, "r")
+            lines_chunks += [
+                "  store i64 %b, ptr %k.slot, align 8",
+                "  br label %r.head",
+                "r.head:",
+                "  %r = load i64, ptr %k.slot, align 8",
+                f"  %r.go = icmp ult i64 %r, %c{dim}",
+                "  br i1 %r.go, label %r.body, label %r.exit",
+                "r.body:",
+                *rem_body,
+                "  %r.next = add i64 %r, 1",
+                "  store i64 %r.next, ptr %k.slot, align 8",
+                "  br label %r.head",
+                "r.exit:",
+            ]
+        lines_chunks += ["  br label %rem.done", "rem.done:"]
+        # Loop the two other dimensions around the chunk loop (l1/l2 counters).
+        inner_var, outer_var = ("l1", "l2")
+        tmp: list[str] = []
+        _loop(tmp, inner_var, f"%c{others[0]}", _set_state(others[0], f"%{inner_var}") + lines_chunks)
+        items = []
+        _loop(items, outer_var, f"%c{others[1]}", _set_state(others[1], f"%{outer_var}") + tmp)
+    group: list[str] = []
+    _loop(group, "k", "%nloc", reset)
+    group += items
+    gl1: list[str] = []
+    _loop(gl1, "g0", "%c3", _set_state(3, "%g0") + group)
+    gl2: list[str] = []
+    _loop(gl2, "g1", "%c4", _set_state(4, "%g1") + gl1)
+    body: list[str] = []
+    _loop(body, "g2", "%c5", _set_state(5, "%g2") + gl2)
+    lines += body
+    lines += ["  ret void", "}"]
+    return "\n".join(lines)
+
+
+def runtime_module(
+    declared: dict[str, FnSig],
+    kernel: str,
+    kernel_sig: FnSig,
+    variants: list[tuple[str, str, int, int, bool]],
+) -> tuple[str, list[str]]:
+    """The runtime module text: state, builtin definitions for `declared`
+    (name -> signature) and drivers. `variants` are (driver name, vector
+    function, width, dim, predicated). Returns (text, names left undefined)."""
+    em = _Emitter()
+    undefined = []
+    for name, sig in sorted(declared.items()):
+        d = builtin_definition(name, sig, em)
+        if d is None:
+            if not name.startswith("llvm."):
+                undefined.append(name)
+        else:
+            em.defs.append(d)
+    em.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
+    kdecl = [f"declare {kernel_sig.ret} @{kernel}({', '.join(kernel_sig.params)})"]
+    drivers = [driver("__oracle_run_scalar", kernel, kernel_sig, None)]
+    for dname, vfn, w, dim, pred in variants:
+        if vfn != kernel:
+            kdecl.append(f"declare {kernel_sig.ret} @{vfn}({', '.join(kernel_sig.params)})")
+        drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred)))
+    text = "\n\n".join(
+        ["@__oracle_st = internal global [24 x i64] zeroinitializer, align 8"]
+        + sorted(em.decls.values())
+        + kdecl
+        + em.defs
+        + drivers
+    )
+    return text + "\n", undefined

@@ -1,0 +1,320 @@
+"""Worker processes: every vectorizer call, JIT build and kernel run happens
+in one, so a segfault or an endless loop costs a worker, never the harness.
+
+A worker keeps its compiled programs and buffers between requests (campaigns
+check thousands of kernels; rebuilding buffers or re-JITting per run would
+dominate). The parent side (`Worker`) kills a worker that exceeds its
+timeout and starts a fresh one on the next request; `Pool` keeps workers
+alive across `oracle.check` calls.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import multiprocessing
+import os
+import queue
+import signal
+import struct
+import threading
+import time
+import traceback
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from .case import ArgSpec, NDRange
+
+# ---------------------------------------------------------------- worker side
+
+
+class Executor:
+    """The in-worker state: compiled programs (LRU) and buffers per layout."""
+
+    MAX_PROGRAMS = 6
+
+    def __init__(self) -> None:
+        self.programs: OrderedDict[str, Any] = OrderedDict()
+        self.buffers: dict[tuple[ArgSpec, ...], list[Any]] = {}
+        self.inits: dict[tuple[tuple[ArgSpec, ...], int], list[Any]] = {}
+
+    def build(self, key: str, kernel: str, text: str, variants: list[Any], opt: int) -> tuple:
+        """Compile a program; returns ("ok", variant errors, seconds) or an error tuple."""
+        from . import jit
+        from .runtime import Unsupported
+
+        try:
+            prog = jit.build(kernel, text, variants, opt)
+        except Unsupported as exc:
+            return ("unsupported-input", str(exc))
+        except (jit.BuildError, NameError) as exc:
+            return ("bad-input", str(exc))
+        self.programs[key] = prog
+        self.programs.move_to_end(key)
+        while len(self.programs) > self.MAX_PROGRAMS:
+            self.programs.popitem(last=False)
+        return ("ok", prog.errors, prog.compile_seconds)
+
+    def _buffers(self, layout: tuple[ArgSpec, ...]) -> list[Any]:
+        from .buffers import GuardedBuffer
+
+        bufs = self.buffers.get(layout)
+        if bufs is None:
+            if len(self.buffers) > 16:
+                self.buffers.clear()
+                self.inits.clear()
+            bufs = [GuardedBuffer(a) if a.kind != "scalar" else None for a in layout]
+            self.buffers[layout] = bufs
+        return bufs
+
+    def run(self, key: str, variant: str, layout: tuple[ArgSpec, ...], nd: NDRange, seed: int) -> tuple:
+        """Refill the buffers from `seed`, run, return ("ok", [bytes of each global buffer], seconds)."""
+        from .buffers import initial_contents
+
+        prog = self.programs.get(key)
+        if prog is None:
+            return ("no-program",)
+        bufs = self._buffers(layout)
+        inits = self.inits.get((layout, seed))
+        if inits is None:
+            inits = [initial_contents(a, seed, i) if a.kind != "scalar" else None for i, a in enumerate(layout)]
+            self.inits[(layout, seed)] = inits
+        blob = (ctypes.c_uint8 * (64 * max(1, len(layout))))()
+        locals_: list[tuple[int, int]] = []
+        for i, (a, b, init) in enumerate(zip(layout, bufs, inits, strict=False)):
+            if a.kind == "scalar":
+                raw = scalar_bytes(a)
+                ctypes.memmove(ctypes.addressof(blob) + 64 * i, raw, len(raw))
+                continue
+            b.array[...] = init
+            ctypes.memmove(ctypes.addressof(blob) + 64 * i, struct.pack("<Q", b.address), 8)
+            if a.kind == "local":
+                locals_.append((b.address, a.nbytes))
+        cfg = (ctypes.c_uint64 * (16 + 2 * len(locals_)))()
+        for d in range(3):
+            cfg[d] = nd.local_size[d]
+            cfg[3 + d] = nd.num_groups[d]
+            cfg[6 + d] = nd.offset[d]
+        cfg[9] = nd.work_dim
+        cfg[10] = len(locals_)
+        for k, (addr, nbytes) in enumerate(locals_):
+            cfg[16 + 2 * k] = addr
+            cfg[17 + 2 * k] = nbytes
+        t0 = time.perf_counter()
+        prog.run(variant, ctypes.addressof(blob), ctypes.addressof(cfg))
+        dt = time.perf_counter() - t0
+        out = [b.array.tobytes() if a.kind == "buf" else None for a, b in zip(layout, bufs, strict=False)]
+        return ("ok", out, dt)
+
+
+def scalar_bytes(a: ArgSpec) -> bytes:
+    """The little-endian bytes of a `scalar:` argument (splatted for vectors)."""
+    base = a.base
+    if base.startswith("f"):
+        fmt = {"f16": "<e", "f32": "<f", "f64": "<d"}[base]
+        one = struct.pack(fmt, float(a.value))
+    else:
+        bits = int(base[1:])
+        one = (int(a.value, 0) & ((1 << bits) - 1)).to_bytes(bits // 8, "little")
+    return one * a.lanes
+
+
+def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: str) -> tuple:
+    """Call the vectorizer; classify the outcome as the oracle reports it."""
+    try:
+        from vectorizer import IRError, vectorize
+    except Exception as exc:  # the vectorizer package itself is broken
+        return ("vectorizer-error", f"import failed: {type(exc).__name__}: {exc}")
+    try:
+        r = vectorize(text, kernel=kernel, width=width, dim=dim, choices=choices)
+    except IRError as exc:
+        # The oracle already parsed the input with LLVM, so this is the
+        # vectorizer's own reader failing on valid IR.
+        return ("vectorizer-error", f"IRError: {exc}")
+    except ValueError as exc:
+        return ("unsupported-input", f"{exc}")
+    except Exception as exc:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
+        return ("vectorizer-error", f"{type(exc).__name__}: {exc}{where}")
+    if r.vectorized_name is None:
+        return ("not-vectorized", "; ".join(r.remarks)[:500] or "not vectorized")
+    return ("ok", r.vectorized_name, r.ir)
+
+
+def _serve(conn: Any) -> None:
+    """The worker's request loop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    ex = Executor()
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        op = msg[0]
+        try:
+            if op == "vectorize":
+                res = vectorize_in_worker(*msg[1:])
+            elif op == "build":
+                res = ex.build(*msg[1:])
+            elif op == "run":
+                res = ex.run(*msg[1:])
+            elif op == "ping":
+                res = ("ok", os.getpid())
+            elif op == "sleep":  # for tests of the timeout path
+                time.sleep(msg[1])
+                res = ("ok",)
+            elif op == "crash":  # for tests of the crash path
+                os.kill(os.getpid(), signal.SIGSEGV)
+                res = ("ok",)
+            else:
+                res = ("error", f"unknown op {op}")
+        except Exception as exc:
+            res = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
+        conn.send(res)
+
+
+# ---------------------------------------------------------------- parent side
+
+
+@dataclass
+class Failure:
+    """A request that did not answer: the worker died or timed out."""
+
+    kind: str  # "crash" or "timeout"
+    detail: str
+
+
+def _mp_context() -> Any:
+    # forkserver: children are forked from a clean, single-threaded server
+    # that has already imported llvmlite/numpy (fast restarts, no inherited
+    # threads or LLVM state from the parent).
+    try:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["oracle.worker", "oracle.jit", "oracle.buffers", "vectorizer"])
+        return ctx
+    except ValueError:
+        return multiprocessing.get_context("spawn")
+
+
+_CTX: Any = None
+
+
+class Worker:
+    """One worker process, restarted on demand after a crash or timeout."""
+
+    def __init__(self) -> None:
+        self.proc: Any = None
+        self.conn: Any = None
+        self.programs: set[str] = set()  # program keys this process holds
+        self.restarts = 0
+
+    def _start(self) -> None:
+        global _CTX
+        if _CTX is None:
+            _CTX = _mp_context()
+        parent, child = _CTX.Pipe()
+        self.proc = _CTX.Process(target=_serve, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        self.programs = set()
+
+    def kill(self) -> None:
+        """Stop this worker process (it is restarted by the next request)."""
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+                self.proc.join(5)
+            except Exception:
+                pass
+            try:
+                self.conn.close()
+            except Exception:
+                pass
+        self.proc = None
+        self.conn = None
+        self.programs = set()
+
+    def call(self, msg: tuple, timeout: float) -> tuple | Failure:
+        """Send one request; the answer, or a `Failure` (worker replaced)."""
+        if self.proc is None or not self.proc.is_alive():
+            if self.proc is not None:
+                self.kill()
+            self._start()
+        try:
+            self.conn.send(msg)
+            if self.conn.poll(timeout):
+                return self.conn.recv()
+            self.kill()
+            self.restarts += 1
+            return Failure("timeout", f"no answer within {timeout:g}s")
+        except (EOFError, OSError, BrokenPipeError):
+            self.proc.join(2)
+            code = self.proc.exitcode
+            self.kill()
+            self.restarts += 1
+            if code is not None and code < 0:
+                try:
+                    name = signal.Signals(-code).name
+                except ValueError:
+                    name = f"signal {-code}"
+                return Failure("crash", f"worker killed by {name}")
+            return Failure("crash", f"worker exited with status {code}")
+
+
+class Pool:
+    """Workers shared by every `oracle.check` call of this process."""
+
+    def __init__(self, size: int = 1) -> None:
+        self.size = size
+        self._free: queue.Queue[Worker] = queue.Queue()
+        self._all: list[Worker] = []
+        self._lock = threading.Lock()
+
+    def acquire(self) -> Worker:
+        """A free worker (a new one while fewer than `size` exist)."""
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if len(self._all) < self.size:
+                w = Worker()
+                self._all.append(w)
+                return w
+        return self._free.get()
+
+    def release(self, w: Worker) -> None:
+        """Return a worker to the pool."""
+        self._free.put(w)
+
+    def close(self) -> None:
+        """Kill every worker."""
+        for w in self._all:
+            w.kill()
+        self._all.clear()
+        self._free = queue.Queue()
+
+
+_POOL: Pool | None = None
+
+
+def get_pool() -> Pool:
+    """The process-wide pool, created lazily (size: VECZ_ORACLE_WORKERS, default 1
+    per concurrent caller up to the CPU count)."""
+    global _POOL
+    if _POOL is None:
+        size = int(os.environ.get("VECZ_ORACLE_WORKERS", "0")) or (os.cpu_count() or 1)
+        _POOL = Pool(size)
+        atexit.register(close)
+    return _POOL
+
+
+def close() -> None:
+    """Stop all worker processes of the shared pool."""
+    global _POOL
+    if _POOL is not None:
+        _POOL.close()
+        _POOL = None
