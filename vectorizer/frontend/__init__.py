@@ -1,0 +1,1 @@
+"""Front ends that turn kernel source languages into LLVM IR for the vectorizer."""
