@@ -5,10 +5,10 @@ the command."""
 from __future__ import annotations
 
 from .case import ArgSpec, Case, CaseError, NDRange, parse_case, parse_ndrange
-from .check import CheckReport, Result, check, check_scalar
+from .check import CheckReport, Result, check, check_scalar, run_scalar
 from .worker import close
 
 __all__ = [
     "ArgSpec", "Case", "CaseError", "CheckReport", "NDRange", "Result",
-    "check", "check_scalar", "close", "parse_case", "parse_ndrange",
+    "check", "check_scalar", "close", "parse_case", "parse_ndrange", "run_scalar",
 ]

@@ -228,11 +228,14 @@ def parse_case(text: str) -> Case:
     """Parse a case file. A text without `; vecz-case:` is returned as a foreign
     kernel (`is_case=False`, nothing but the IR filled in)."""
     header: list[tuple[str, str]] = []
-    for line in text.splitlines():
+    lines = text.splitlines(keepends=True)
+    body_start = len(lines)
+    for n, line in enumerate(lines):
         s = line.strip()
         if not s.startswith(";"):
             if s == "":
                 continue
+            body_start = n
             break
         m = _HEADER.match(s)
         if m:
@@ -242,6 +245,8 @@ def parse_case(text: str) -> Case:
     if "vecz-case" not in keys:
         return case
     case.is_case = True
+    # Keep only the IR: `Case.text()` writes the header back.
+    case.ir = "".join(lines[body_start:])
     for key, val in header:
         if key == "vecz-case":
             if val != "1":

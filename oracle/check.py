@@ -308,3 +308,35 @@ def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
     finally:
         pool.release(wk)
     return report
+
+
+def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str | None = None,
+               layout: Sequence[ArgSpec | str] | None = None, seed: int | None = None,
+               timeout: float = 10.0, opt: int = 1) -> list[Any]:
+    """Run the scalar kernel once and return the final contents of each global
+    buffer as a numpy array (None for other arguments). Raises `CaseError`
+    for bad input and `RuntimeError` when the run faults or hangs."""
+    import numpy as np
+
+    from .case import ELEM_DTYPES
+    from .infer import infer_case
+
+    case = _as_case(ir_text_or_case)
+    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+        case = infer_case(case, kernel, layout=layout)
+    nd = parse_ndrange(ndrange) if isinstance(ndrange, str) else ndrange
+    args = tuple(case.args or ())
+    pool = W.get_pool()
+    wk = pool.acquire()
+    try:
+        sess = _Session(wk, case.kernel or "", case.ir, timeout, opt)
+        key = "run_scalar:" + hashlib.sha1(case.ir.encode()).hexdigest()
+        res = sess.run(key, [], "", args, nd, case.seed if seed is None else seed)
+    finally:
+        pool.release(wk)
+    if isinstance(res, W.Failure):
+        raise RuntimeError(f"scalar run {res.kind}: {res.detail}")
+    if res[0] != "ok":
+        raise RuntimeError(f"scalar run: {res[0]}: {res[1] if len(res) > 1 else ''}")
+    return [np.frombuffer(b, ELEM_DTYPES[a.base]).copy() if b is not None else None
+            for a, b in zip(args, res[1], strict=True)]

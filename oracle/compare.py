@@ -18,6 +18,12 @@ def _lane_hint(index: int, nd: NDRange, width: int, dim: int) -> str:
     return f" (work-item {','.join(map(str, ids[: nd.work_dim]))} -> lane {lane} if indexed by global linear id)"
 
 
+def _show(v: np.generic) -> str:
+    if v.dtype.kind == "f":
+        return f"{v.item()!r} ({float(v).hex()})"
+    return f"{v.item()} ({v.item():#x})"
+
+
 def compare(
     layout: list[ArgSpec] | tuple[ArgSpec, ...],
     expected: list[bytes | None],
@@ -50,6 +56,6 @@ def compare(
         comp = f"[{k % spec.lanes}]" if spec.lanes > 1 else ""
         return (
             f"buffer {i} index {elem}{comp}{_lane_hint(elem, nd, width, dim)}: "
-            f"expected {ea[k]!r} got {aa[k]!r} ({idx.size} elements differ)"
+            f"expected {_show(ea[k])} got {_show(aa[k])} ({idx.size} elements differ)"
         )
     return None

@@ -173,6 +173,7 @@ def infer_case(case: Case, kernel: str | None = None,
         name = pick_kernel(case.ir, mod, name)
     canon = str(mod)
     fn = mod.get_function(name)
+    params = list(fn.arguments)
     dims_used = queried_dims(canon)
     nds = case.ndranges or [parse_ndrange(n) for n in ND_1D + (ND_3D if dims_used - {0} else [])]
     items = max(nd.total for nd in nds)
@@ -184,7 +185,7 @@ def infer_case(case: Case, kernel: str | None = None,
     else:
         body = _function_body(canon, name)
         args = []
-        for i, a in enumerate(fn.arguments):
+        for i, a in enumerate(params):
             ty = str(a.type)
             aname = "%" + a.name if a.name else f"%{i}"
             if ty.startswith("ptr"):
@@ -205,8 +206,8 @@ def infer_case(case: Case, kernel: str | None = None,
                     elem = "i8"
                 value = "1.5" if elem.startswith("f") else "1"
                 args.append(ArgSpec("scalar", f"{lanes}x{elem}" if lanes > 1 else elem, value=value))
-    if len(args) != len(fn.arguments):
-        raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(fn.arguments)}")
+    if len(args) != len(params):
+        raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
     dims = case.dims or sorted(dims_used & {0, 1, 2}) or [0]
     return Case(
         ir=case.ir, kernel=name, args=args, ndranges=nds, widths=case.widths, dims=dims,

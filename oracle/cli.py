@@ -1,0 +1,120 @@
+"""`vecz-oracle`: check a kernel file (a case, or any LLVM IR) scalar against
+vectorized over a configuration matrix.
+
+Exit status: 1 if any configuration is a mismatch, vector-fault, timeout or
+vectorizer-error; 2 for bad input or usage; else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .case import CaseError, NDRange, parse_ndrange
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text!r}") from None
+
+
+def local_size_ndranges(text: str) -> list[NDRange]:
+    """`16,12,4x4,8x2x2` -> NDRanges with those local sizes and a few groups
+    per dimension (4 in 1-D, 2x2(x2) otherwise)."""
+    out = []
+    for item in text.replace(" ", "").split(","):
+        if not item:
+            continue
+        try:
+            loc = [int(v) for v in item.lower().split("x")]
+        except ValueError:
+            raise CaseError(f"bad local size {item!r}") from None
+        if not 1 <= len(loc) <= 3:
+            raise CaseError(f"bad local size {item!r}")
+        groups = [4] if len(loc) == 1 else [2] * len(loc)
+        glob = [n * g for n, g in zip(loc, groups, strict=True)]
+        out.append(parse_ndrange(f"global={','.join(map(str, glob))} local={','.join(map(str, loc))}"))
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `vecz-oracle`."""
+    p = argparse.ArgumentParser(prog="vecz-oracle", description=__doc__.split("\n")[0])
+    p.add_argument("file", help="a case file or LLVM IR text ('-' for stdin)")
+    p.add_argument("-k", "--kernel", help="kernel to check (default: the case's, or inferred)")
+    p.add_argument("--widths", type=_ints, help="vector widths, e.g. 1,4,8,16 (1..64)")
+    p.add_argument("--dims", type=_ints, help="vectorization dimensions, e.g. 0,1")
+    p.add_argument("--choices", action="append",
+                   help="a Vecz choices string (';'-separated); repeat for several")
+    p.add_argument("--local-sizes", help="local sizes to run, e.g. 16,12,1,4x4")
+    p.add_argument("--ndrange", action="append",
+                   help="an NDRange 'global=X[,Y,Z] local=X[,Y,Z] [offset=...]'; repeatable")
+    p.add_argument("--seed", type=int, help="buffer fill seed (default: the case's)")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per run (default 10)")
+    p.add_argument("--opt", type=int, default=1, choices=[0, 1, 2, 3],
+                   help="LLVM optimisation level of the JIT module (default 1)")
+    p.add_argument("--vectorized", metavar="NAME",
+                   help="check an already vectorized function in the file (needs --width)")
+    p.add_argument("--width", type=int, help="width of --vectorized")
+    p.add_argument("--dim", type=int, default=0, help="dimension of --vectorized (default 0)")
+    p.add_argument("--json", action="store_true", help="print the JSON report")
+    return p
+
+
+def _table(report: object) -> str:
+    rows = [("width", "dim", "choices", "global", "local", "status", "detail")]
+    for r in report.results:  # type: ignore[attr-defined]
+        detail = r.detail if len(r.detail) <= 110 else r.detail[:107] + "..."
+        rows.append((str(r.width), str(r.dim), r.choices or "-", "x".join(map(str, r.global_size)),
+                     "x".join(map(str, r.local_size)), r.status, detail))
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row[:6], widths, strict=True)) + "  " + row[6]
+             for row in rows]
+    summary = ", ".join(f"{k}: {v}" for k, v in sorted(report.summary.items()))  # type: ignore[attr-defined]
+    return "\n".join(lines) + f"\nkernel {report.kernel}: {summary}"  # type: ignore[attr-defined]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `vecz-oracle`."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    from .check import check as run_check
+
+    try:
+        if ns.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(ns.file, encoding="utf-8") as f:
+                text = f.read()
+        ndranges: list[NDRange] | None = None
+        if ns.local_sizes:
+            ndranges = local_size_ndranges(ns.local_sizes)
+        if ns.ndrange:
+            ndranges = (ndranges or []) + [parse_ndrange(n) for n in ns.ndrange]
+        widths, dims = ns.widths, ns.dims
+        if ns.vectorized:
+            if ns.width is None:
+                raise CaseError("--vectorized needs --width")
+            widths, dims = [ns.width], [ns.dim]
+        report = run_check(
+            text, kernel=ns.kernel, widths=widths, dims=dims, choices=ns.choices,
+            ndranges=ndranges, vectorized=ns.vectorized, timeout=ns.timeout, seed=ns.seed,
+            opt=ns.opt,
+        )
+    except (CaseError, OSError, UnicodeDecodeError) as exc:
+        print(f"vecz-oracle: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    if ns.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(_table(report))
+    return 1 if report.failed else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""The oracle on hand-written scalar/vector pairs: correct ones match, broken
+ones are caught (mismatch, vector-fault, timeout) and the harness survives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import oracle
+from oracle import cli
+from oracle.case import ArgSpec, CaseError, parse_case, parse_ndrange
+
+KERNELS = Path(__file__).parent / "kernels"
+
+
+def _text(name: str) -> str:
+    return (KERNELS / name).read_text()
+
+
+@pytest.mark.parametrize(
+    "file,name,width",
+    [
+        ("contiguous.ll", "__vecz_v4_add", 4),
+        ("strided.ll", "__vecz_v4_strided", 4),
+        ("gather.ll", "__vecz_v8_gather", 8),
+        ("divergent_if.ll", "__vecz_v4_divif", 4),
+        ("divergent_loop.ll", "__vecz_v4_divloop", 4),
+    ],
+)
+def test_correct_pairs_match(file: str, name: str, width: int) -> None:
+    r = oracle.check(_text(file), vectorized=name, widths=[width])
+    assert r.results and all(x.status == "match" for x in r.results), r.results
+
+
+def test_broken_variants_are_caught_and_harness_survives() -> None:
+    broken = _text("broken.ll")
+    r = oracle.check(broken, vectorized="__vecz_v4_copy_reversed", widths=[4])
+    assert r.summary == {"mismatch": 1}
+    assert "buffer 1 index 0" in r.results[0].detail
+    r = oracle.check(_text("divergent_if.ll"), vectorized="__vecz_v4_divif_nomask", widths=[4])
+    assert set(r.summary) == {"mismatch"}
+    r = oracle.check(broken, vectorized="__vecz_v4_copy_oob", widths=[4])
+    assert r.summary == {"vector-fault": 1}, r.results
+    r = oracle.check(_text("divergent_loop.ll"), vectorized="__vecz_v4_divloop_endless",
+                     widths=[4], ndranges=["global=16 local=16"], timeout=1.0)
+    assert r.summary == {"timeout": 1}, r.results
+    # The harness goes on with a replaced worker.
+    r = oracle.check(_text("contiguous.ll"), vectorized="__vecz_v4_add", widths=[4])
+    assert set(r.summary) == {"match"}
+
+
+def test_scalar_fault_never_blames_the_vectorizer() -> None:
+    # The scalar kernel itself writes far out of bounds.
+    text = _text("broken.ll").replace("; args: buf:i32:64 buf:i32:64:zero", "; args: buf:i32:8 buf:i32:8:zero")
+    r = oracle.check(text, vectorized="__vecz_v4_copy_reversed", widths=[4])
+    assert r.summary == {"scalar-fault": 1}
+
+
+WI_KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+declare i64 @_Z12get_local_idj(i32)
+declare i64 @_Z12get_group_idj(i32)
+declare i64 @_Z15get_global_sizej(i32)
+declare i64 @_Z14get_local_sizej(i32)
+declare i64 @_Z14get_num_groupsj(i32)
+declare i64 @_Z17get_global_offsetj(i32)
+declare i32 @_Z12get_work_dimv()
+declare i64 @_Z20get_global_linear_idv()
+declare i32 @__mux_get_local_id(i32)
+
+define spir_kernel void @wi(ptr addrspace(1) %out) {
+entry:
+  %lin = call i64 @_Z20get_global_linear_idv()
+  %base = mul i64 %lin, 16
+  br label %loop
+loop:
+  %d = phi i32 [ 0, %entry ], [ %d1, %loop ]
+  %gid = call i64 @_Z13get_global_idj(i32 %d)
+  %lid = call i64 @_Z12get_local_idj(i32 %d)
+  %grp = call i64 @_Z12get_group_idj(i32 %d)
+  %gsz = call i64 @_Z15get_global_sizej(i32 %d)
+  %lsz = call i64 @_Z14get_local_sizej(i32 %d)
+  %ngr = call i64 @_Z14get_num_groupsj(i32 %d)
+  %off = call i64 @_Z17get_global_offsetj(i32 %d)
+  %mux = call i32 @__mux_get_local_id(i32 %d)
+  %mux64 = zext i32 %mux to i64
+  %d64 = zext i32 %d to i64
+  %slot = mul i64 %d64, 8
+  %b = add i64 %base, %slot
+  %p0 = getelementptr i64, ptr addrspace(1) %out, i64 %b
+  store i64 %gid, ptr addrspace(1) %p0
+  %p1 = getelementptr i64, ptr addrspace(1) %p0, i64 1
+  store i64 %lid, ptr addrspace(1) %p1
+  %p2 = getelementptr i64, ptr addrspace(1) %p0, i64 2
+  store i64 %grp, ptr addrspace(1) %p2
+  %p3 = getelementptr i64, ptr addrspace(1) %p0, i64 3
+  store i64 %gsz, ptr addrspace(1) %p3
+  %p4 = getelementptr i64, ptr addrspace(1) %p0, i64 4
+  store i64 %lsz, ptr addrspace(1) %p4
+  %p5 = getelementptr i64, ptr addrspace(1) %p0, i64 5
+  store i64 %ngr, ptr addrspace(1) %p5
+  %p6 = getelementptr i64, ptr addrspace(1) %p0, i64 6
+  store i64 %off, ptr addrspace(1) %p6
+  %p7 = getelementptr i64, ptr addrspace(1) %p0, i64 7
+  store i64 %mux64, ptr addrspace(1) %p7
+  %d1 = add i32 %d, 1
+  %c = icmp ult i32 %d1, 2
+  br i1 %c, label %loop, label %exit
+exit:
+  %wd = call i32 @_Z12get_work_dimv()
+  %oob = call i64 @_Z13get_global_idj(i32 7)
+  %oobs = call i64 @_Z14get_local_sizej(i32 7)
+  %w = zext i32 %wd to i64
+  %e = add i64 %base, 16
+  %pe = getelementptr i64, ptr addrspace(1) %out, i64 %e
+  ret void
+}
+"""
+
+
+def test_work_item_builtins() -> None:
+    nd = parse_ndrange("global=8,6 local=4,3 offset=5,7")
+    outs = oracle.run_scalar(WI_KERNEL, nd, kernel="wi", layout=["buf:i64:1024:zero"])
+    out = outs[0].reshape(-1, 16)[:48]
+    for y in range(6):
+        for x in range(8):
+            row = out[y * 8 + x]
+            for d, (g, loc, off) in enumerate([(x, 4, 5), (y, 3, 7)]):
+                gid, lid, grp, gsz, lsz, ngr, goff, mux = row[d * 8 : d * 8 + 8]
+                assert (gid, lid, grp, gsz, lsz, ngr, goff, mux) == (
+                    g + off, g % loc, g // loc, (8, 6)[d], loc, (8, 6)[d] // loc, off, g % loc
+                )
+
+
+def test_case_header_roundtrip() -> None:
+    c = parse_case(_text("gather.ll"))
+    assert c.kernel == "gather" and c.widths == [8] and c.seed == 3
+    assert c.args == [ArgSpec("buf", "f32", 64), ArgSpec("buf", "i32", 64, "mod64"),
+                      ArgSpec("buf", "f32", 64, "zero")]
+    again = parse_case(c.header() + "\n" + c.ir)
+    assert again.args == c.args and again.ndranges == c.ndranges
+    with pytest.raises(CaseError):
+        parse_ndrange("global=10 local=4")
+
+
+def test_cli_json_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(KERNELS / "broken.ll")
+    assert cli.main([path, "--vectorized", "__vecz_v4_copy_reversed", "--width", "4", "--json"]) == 1
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["kernel"] == "copy" and obj["summary"] == {"mismatch": 1}
+    assert set(obj["results"][0]) == {"width", "dim", "choices", "global_size", "local_size",
+                                      "status", "detail"}
+    assert cli.main([str(KERNELS / "strided.ll"), "--vectorized", "__vecz_v4_strided",
+                     "--width", "4"]) == 0
+    capsys.readouterr()
+    assert cli.main([path, "--local-sizes", "10", "--ndrange", "global=10 local=3"]) == 2
+    assert "error" in capsys.readouterr().err
+    assert cli.main(["/nonexistent.ll"]) == 2
+
+
+def test_guard_pages_place_buffer_end_at_guard() -> None:
+    from oracle.buffers import PAGE, GuardedBuffer
+
+    b = GuardedBuffer(ArgSpec("buf", "i32", 100))
+    assert (b.address + 400) % PAGE == 0
+    assert np.all(b.array == b.array)  # readable
