@@ -31,6 +31,7 @@ IMPLEMENTED: set[str] = {
     "InstantiateCallsInLoops",
     "TargetIndependentPacketization",
     "DivisionExceptions",
+    "FullScalarization",
 }
 
 ENV_VAR = "VECZ_CHOICES"

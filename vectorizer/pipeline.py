@@ -33,6 +33,7 @@ from .ir.cloning import clone_function
 from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
 from .transform.packetizer import PacketizationError, Packetizer
+from .transform.scalarizer import Scalarizer
 
 # LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
 PREPARATION = (
@@ -147,6 +148,9 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         return text, outcome
     fn.name = name
 
+    scalarizer = Scalarizer(fn, module, uniform, layout, full="FullScalarization" in request.choices)
+    if scalarizer.run():
+        uniform = UniformValueAnalysis(fn, request.dim)  # the split values are new
     stride = StrideAnalysis(uniform, layout)
     loop_blocks = _loop_blocks(fn)
     inst = InstantiationAnalysis(
@@ -173,7 +177,11 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
             f"vectorizing '{request.kernel}' at width {width} produced invalid IR: {exc}"
         ) from None
     outcome.vectorized_name = name
-    outcome.stats = {**packetizer.stats.as_dict(), "seconds": time.perf_counter() - t0}
+    outcome.stats = {
+        **packetizer.stats.as_dict(),
+        "scalarized": scalarizer.scalarized,
+        "seconds": time.perf_counter() - t0,
+    }
     if packetizer.stats.instantiated:
         outcome.remarks.append(f"instantiated {packetizer.stats.instantiated} instruction(s) per lane")
     return cleaned, outcome
