@@ -1,0 +1,194 @@
+"""Native execution for the benchmark, on the oracle's runtime.
+
+The work-item builtins and the NDRange drivers (groups and work-items for the
+scalar kernel; groups, W-chunks and a scalar remainder for a vectorized one)
+are the oracle's (`oracle.runtime`). What differs from `oracle.jit.build` is
+only how the program is optimised, which is what the benchmark compares:
+
+- the kernel is made `internal` and `alwaysinline`, so it is inlined into the
+  driver's work-item loop (PoCL's approach) in every configuration;
+- the whole module then runs LLVM's -O3 pipeline for the host CPU, with
+  LoopVectorize and SLP on or off as asked.
+
+One `Program` holds one configuration. Buffers are numpy arrays passed by
+pointer; scalars are packed into the oracle's argument blob.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from dataclasses import dataclass, field
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from oracle import jit as ojit
+from oracle import runtime as ort
+
+SCALAR_DRIVER = "__oracle_run_scalar"
+VECTOR_DRIVER = "__oracle_run_v0"
+
+
+class BuildFailure(Exception):
+    """A configuration could not be compiled (its IR or a builtin it needs)."""
+
+
+@dataclass
+class Buffer:
+    """A global buffer argument: the pristine contents every run starts from."""
+
+    data: np.ndarray
+
+
+@dataclass
+class Scalar:
+    """A by-value argument with its numpy dtype (`int32`, `uint32`, `float32`...)."""
+
+    value: float | int
+    dtype: str
+
+
+Arg = Buffer | Scalar
+
+
+@dataclass
+class NDRange:
+    """Global and local sizes (three dimensions, unused ones 1)."""
+
+    global_size: tuple[int, int, int]
+    local_size: tuple[int, int, int]
+
+    @property
+    def items(self) -> int:
+        g = self.global_size
+        return g[0] * g[1] * g[2]
+
+    @property
+    def work_dim(self) -> int:
+        return 3 if self.global_size[2] > 1 else 2 if self.global_size[1] > 1 else 1
+
+
+def _declared(mod: llvm.ModuleRef) -> dict[str, ort.FnSig]:
+    return {
+        f.name: ort.parse_fn_type(str(f.global_value_type))
+        for f in mod.functions
+        if f.is_declaration and not f.name.startswith("llvm.")
+    }
+
+
+@dataclass
+class Program:
+    """One compiled configuration: an engine and its driver."""
+
+    engine: llvm.ExecutionEngine
+    driver: ctypes._CFuncPtr
+    compile_seconds: float
+    _keep: list[object] = field(default_factory=list)
+
+
+def build(
+    text: str,
+    kernel: str,
+    vector: tuple[str, int] | None = None,
+    loop_vectorize: bool = False,
+) -> Program:
+    """Compile `kernel` of module `text` with the oracle's runtime and driver.
+
+    `vector=(function, width)` drives that vectorized function (defined in
+    `text`) along dimension 0 with a scalar remainder; otherwise the scalar
+    kernel is driven. `loop_vectorize` turns LLVM's LoopVectorize and SLP on.
+    """
+    t0 = time.perf_counter()
+    ojit.initialize()
+    tm = ojit.target_machine(3)
+    ctx = llvm.create_context()
+    try:
+        mod = llvm.parse_assembly(ojit.strip_calling_conventions(text), context=ctx)
+        mod.verify()
+    except RuntimeError as exc:
+        raise BuildFailure("invalid IR: " + " ".join(str(exc).split())[:300]) from None
+    mod.triple = llvm.get_process_triple()
+    mod.data_layout = str(tm.target_data)
+    try:
+        kfn = mod.get_function(kernel)
+        vfn = mod.get_function(vector[0]) if vector else None
+    except NameError as exc:
+        raise BuildFailure(str(exc)) from None
+    ksig = ort.parse_fn_type(str(kfn.global_value_type))
+    if vfn is not None and ort.parse_fn_type(str(vfn.global_value_type)) != ksig:
+        raise BuildFailure(f"{vector[0]} does not have the kernel's signature")
+    shapes = [(VECTOR_DRIVER, vector[0], vector[1], 0, False)] if vector else []
+    try:
+        rt_text, undefined = ort.runtime_module(_declared(mod), kernel, ksig, shapes)
+    except ort.Unsupported as exc:
+        raise BuildFailure(str(exc)) from None
+    missing = [n for n in undefined if not llvm.address_of_symbol(n)]
+    if missing:
+        raise BuildFailure("undefined function(s): " + ", ".join(missing))
+    rt = llvm.parse_assembly(rt_text, context=ctx)
+    rt.triple = mod.triple
+    rt.data_layout = mod.data_layout
+    mod.link_in(rt)
+    # Only now (the runtime declared the kernel externally): inline the kernel
+    # into the work-item loop, as PoCL does.
+    for name in (kernel, vector[0] if vector else None):
+        if name is not None:
+            fn = mod.get_function(name)
+            fn.linkage = llvm.Linkage.internal
+            fn.add_function_attribute("alwaysinline")
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = loop_vectorize
+    pto.slp_vectorization = loop_vectorize
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    addr = engine.get_function_address(VECTOR_DRIVER if vector else SCALAR_DRIVER)
+    proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+    # The context must outlive the engine that owns the module.
+    return Program(engine, proto(addr), time.perf_counter() - t0, [ctx])
+
+
+class Launch:
+    """Argument blob, configuration and working buffers for repeated runs."""
+
+    def __init__(self, args: list[Arg], nd: NDRange) -> None:
+        for g, loc in zip(nd.global_size, nd.local_size, strict=True):
+            if loc < 1 or g % loc:
+                raise ValueError(f"global size {nd.global_size} is not a multiple of local size {nd.local_size}")
+        self.args = args
+        self.nd = nd
+        self.buffers = [a.data.copy() for a in args if isinstance(a, Buffer)]
+        self.blob = np.zeros(len(args) * ort.ARG_SLOT, dtype=np.uint8)
+        bufs = iter(self.buffers)
+        for i, a in enumerate(args):
+            off = i * ort.ARG_SLOT
+            if isinstance(a, Buffer):
+                raw = np.array([next(bufs).ctypes.data], dtype=np.uint64).view(np.uint8)
+            else:
+                raw = np.array([a.value], dtype=a.dtype).view(np.uint8)
+            self.blob[off : off + raw.size] = raw
+        cfg = np.zeros(ort.CFG_SLOTS, dtype=np.int64)
+        cfg[0:3] = nd.local_size
+        cfg[3:6] = [g // loc for g, loc in zip(nd.global_size, nd.local_size, strict=True)]
+        cfg[9] = nd.work_dim
+        self.cfg = cfg
+
+    def reset(self) -> None:
+        """Restore every buffer to its pristine contents."""
+        src = iter(a.data for a in self.args if isinstance(a, Buffer))
+        for b in self.buffers:
+            np.copyto(b, next(src))
+
+    def run(self, program: Program) -> float:
+        """Reset the buffers, run once natively; the seconds the run took."""
+        self.reset()
+        t0 = time.perf_counter()
+        program.driver(self.blob.ctypes.data, self.cfg.ctypes.data)
+        return time.perf_counter() - t0
+
+    def outputs(self) -> list[bytes]:
+        """The bytes of every buffer after a run."""
+        return [b.tobytes() for b in self.buffers]

@@ -1,0 +1,113 @@
+"""The benchmark suite: checked-in kernels, the harness on a tiny NDRange, the
+report formats and the command line. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from bench import KERNEL_DIR
+from bench import report as R
+from bench.cli import main
+from bench.compile_time import FAMILIES
+from bench.runner import LOOPVEC, SCALAR, Options, run_kernel
+from bench.suite import KERNELS, SIZES
+from vectorizer import llvm_bridge
+
+STATUSES = {"ok", "refused", "error"}  # never mismatch or crashed
+
+
+def test_suite_has_twelve_kernels_each_with_source_and_ir():
+    assert len(KERNELS) >= 12
+    for name in KERNELS:
+        assert (KERNEL_DIR / f"{name}.cl").is_file(), name
+        assert (KERNEL_DIR / f"{name}.ll").is_file(), name
+    assert {p.stem for p in KERNEL_DIR.glob("*.cl")} == set(KERNELS)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_checked_in_ir_verifies_and_defines_one_kernel(name):
+    text = KERNELS[name].ir()
+    llvm_bridge.verify(text)
+    kernels = re.findall(r"^define [^@]*spir_kernel [^@]*@(\w+)\(", text, re.M)
+    assert kernels == [name]
+    assert "__clang_ocl_kern_imp_" not in text
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_problems_fit_their_ndrange(name):
+    for size in SIZES[:1]:
+        p = KERNELS[name].make(size)
+        for g, loc in zip(p.nd.global_size, p.nd.local_size, strict=True):
+            assert g % loc == 0
+
+
+def test_harness_runs_one_kernel_and_reports():
+    opts = Options(size="small", widths=(4,), auto=False, repeat=1)
+    res = run_kernel("saxpy", opts)
+    configs = [m.config for m in res.measurements]
+    assert configs == [SCALAR, LOOPVEC, "w4"]
+    assert res.get(SCALAR).status == "ok" and res.get(LOOPVEC).status == "ok"
+    assert all(m.status in STATUSES for m in res.measurements), res.measurements
+    table = R.markdown([res], opts)
+    header = next(line for line in table.splitlines() if line.startswith("| kernel"))
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "kernel", "items", "scalar -O3", "LoopVectorize", "ours w4", "best ours / LV"]
+    assert "| saxpy |" in table and "Targets" in table
+    obj = json.loads(json.dumps(R.to_json([res], opts)))
+    assert obj["kernels"][0]["kernel"] == "saxpy"
+    assert {r["config"] for r in obj["kernels"][0]["results"]} == set(configs)
+
+
+def test_refusal_or_divergence_is_a_row_not_a_failure():
+    res = run_kernel("collatz", Options(size="small", widths=(8,), auto=False, repeat=1))
+    m = res.get("w8")
+    assert m is not None and m.status in STATUSES
+    if m.status == "refused":
+        assert m.detail
+        assert "refused:" in R.markdown([res], Options(size="small"))
+
+
+def test_plot_writes_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    res = run_kernel("saxpy", Options(size="small", widths=(4,), auto=False, repeat=1))
+    out = tmp_path / "bench.png"
+    R.plot([res], str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_rejects_bad_usage(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--kernels", "no_such_kernel"])
+    assert e.value.code == 2
+    assert "unknown kernel" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["--widths", "0"])
+    assert e.value.code == 2
+
+
+def test_compile_time_generators_verify():
+    for gen in FAMILIES.values():
+        for n in (10, 200):
+            llvm_bridge.verify(gen(n))
+
+
+def test_opencl_source_compiles_to_the_checked_in_structure():
+    pytest.importorskip("ziglang")
+    from bench.compile import compile_kernel
+    from vectorizer.frontend.opencl import OpenCLError
+
+    try:
+        text = compile_kernel(KERNEL_DIR / "mandelbrot.cl")
+    except OpenCLError as exc:
+        pytest.skip(f"clang unusable here: {exc}")
+    ref = KERNELS["mandelbrot"].ir()
+
+    def shape(t: str) -> tuple:
+        sig = re.search(r"^define [^@]*@mandelbrot\((.*?)\) ", t, re.M).group(1)
+        calls = sorted(set(re.findall(r"call [^@]*@([\w.]+)\(", t)))
+        return sig, calls, len(re.findall(r"^\d+:", t, re.M))
+
+    assert shape(text) == shape(ref)
