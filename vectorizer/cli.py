@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="veczc",
         description="Vectorize SPMD kernels in LLVM IR: adds __vecz_v<W>_<kernel> beside each kernel.",
     )
-    p.add_argument("input", nargs="?", default="-", help="input .ll or .bc (default: standard input)")
+    p.add_argument("input", nargs="?", default="-", help="input .ll, .bc or OpenCL C .cl (default: standard input)")
     p.add_argument("-k", dest="kernels", action="append", default=[], metavar="NAME[:SPEC,...]",
                    help="kernel to vectorize (repeatable); default: every spir_kernel")
     p.add_argument("-w", dest="width", type=int, default=None, help="vectorization width (default 4)")
@@ -121,7 +121,17 @@ def run(argv: list[str] | None = None) -> int:
     except ChoiceError as exc:
         raise UsageError(str(exc)) from None
 
-    src = _read_input(args.input)
+    # --- OpenCL C input (optional 'opencl' extra; vectorizer/frontend/opencl.py) ---
+    if args.input.endswith(".cl"):
+        from .frontend.opencl import OpenCLError, compile_opencl
+
+        try:
+            src: str | bytes = compile_opencl(args.input)
+        except OpenCLError as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        src = _read_input(args.input)
+    # --- end OpenCL C input ---
     canonical = llvm_bridge.canonicalize(src)
     specs: list[KernelSpec] = []
     for k in args.kernels:
