@@ -191,11 +191,16 @@ def infer_case(case: Case, kernel: str | None = None,
             if ty.startswith("ptr"):
                 kinds, widest = pointer_uses(body, aname)
                 elem = kinds.most_common(1)[0][0] if kinds else "i32"
-                per_item = max(16, widest)
+                # Slack: 64 elements (or 4 of the widest access) per work-item
+                # covers strides up to the NDRange size (quadratic indices).
+                per_item = max(64, 4 * widest // _SIZES[elem])
                 n_items = local_items if "addrspace(3)" in ty else items
-                count = (n_items * per_item * 8 + 4096) // _SIZES[elem]
+                count = max(n_items, 64) * per_item + 4096
                 kind = "local" if "addrspace(3)" in ty else "buf"
-                args.append(ArgSpec(kind, elem, count))
+                # Integers read from a foreign kernel's buffers are often
+                # indices: keep them small so they stay inside the slack.
+                init = "mod64" if elem.startswith("i") else "random"
+                args.append(ArgSpec(kind, elem, count, init))
             else:
                 m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
                 lanes, sty = (int(m.group(1)), m.group(2)) if m else (1, ty)

@@ -94,6 +94,10 @@ def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> l
     return mod
 
 
+def _quote(name: str) -> str:
+    return name if re.fullmatch(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*", name) else '"' + name + '"'
+
+
 def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
     return {
         f.name: parse_fn_type(str(f.global_value_type))
@@ -178,6 +182,13 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         shapes.append((keys[v.key], vname, v.width, v.dim, v.predicated))
     declared = _declared(main)
     rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes)
+    # External globals (Vecz's lit tests model local memory so) get a zeroed
+    # definition: reading them must not fault.
+    for g in main.global_variables:
+        if g.is_declaration and not g.name.startswith("llvm.") and not llvm.address_of_symbol(g.name):
+            m = re.search(r"addrspace\((\d+)\)", str(g.type))
+            space = f" addrspace({m.group(1)})" if m else ""
+            rt_text += f"\n@{_quote(g.name)} ={space} global {g.global_value_type} zeroinitializer, align 64\n"
     rt = llvm.parse_assembly(rt_text, context=ctx)
     rt.triple = main.triple
     rt.data_layout = main.data_layout

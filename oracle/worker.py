@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import multiprocessing
 import os
+import pickle
 import queue
+import select
 import signal
 import struct
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -143,13 +147,49 @@ def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: s
     return ("ok", r.vectorized_name, r.ir)
 
 
-def _serve(conn: Any) -> None:
-    """The worker's request loop."""
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    """Read `n` bytes from `fd`; TimeoutError past `deadline`, EOFError at EOF."""
+    chunks, got = [], 0
+    while got < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_msg(fd: int, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_msg(fd: int, deadline: float | None) -> Any:
+    (n,) = struct.unpack("<Q", _read_exact(fd, 8, deadline))
+    return pickle.loads(_read_exact(fd, n, deadline))
+
+
+def serve() -> None:
+    """The worker's request loop (`python -m oracle.worker`): length-prefixed
+    pickles on stdin/stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    # The protocol gets private copies of fds 0/1; anything else printing to
+    # stdout (LLVM, a debugging vectorizer) goes to stderr instead.
+    rfd, wfd = os.dup(0), os.dup(1)
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
     ex = Executor()
     while True:
         try:
-            msg = conn.recv()
+            msg = _read_msg(rfd, None)
         except (EOFError, OSError):
             return
         op = msg[0]
@@ -172,7 +212,7 @@ def _serve(conn: Any) -> None:
                 res = ("error", f"unknown op {op}")
         except Exception as exc:
             res = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
-        conn.send(res)
+        _write_msg(wfd, res)
 
 
 # ---------------------------------------------------------------- parent side
@@ -186,73 +226,74 @@ class Failure:
     detail: str
 
 
-def _mp_context() -> Any:
-    # forkserver: children are forked from a clean, single-threaded server
-    # that has already imported llvmlite/numpy (fast restarts, no inherited
-    # threads or LLVM state from the parent).
-    try:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["oracle.worker", "oracle.jit", "oracle.buffers", "vectorizer"])
-        return ctx
-    except ValueError:
-        return multiprocessing.get_context("spawn")
-
-
-_CTX: Any = None
-
-
 class Worker:
-    """One worker process, restarted on demand after a crash or timeout."""
+    """One worker process, restarted on demand after a crash or timeout.
+
+    A plain `python -m oracle.worker` subprocess rather than multiprocessing:
+    it never re-imports the caller's `__main__` (campaign scripts need no
+    main guard) and inherits no threads or LLVM state from the parent."""
 
     def __init__(self) -> None:
-        self.proc: Any = None
-        self.conn: Any = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.err: Any = None
         self.programs: set[str] = set()  # program keys this process holds
         self.restarts = 0
 
     def _start(self) -> None:
-        global _CTX
-        if _CTX is None:
-            _CTX = _mp_context()
-        parent, child = _CTX.Pipe()
-        self.proc = _CTX.Process(target=_serve, args=(child,), daemon=True)
-        self.proc.start()
-        child.close()
-        self.conn = parent
+        self.err = tempfile.TemporaryFile()
+        env = dict(os.environ)
+        env.setdefault("PYTHONHASHSEED", "0")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "oracle.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+            close_fds=True, env=env,
+        )
         self.programs = set()
+
+    def _stderr_tail(self) -> str:
+        try:
+            self.err.seek(0)
+            lines = [ln for ln in self.err.read().decode(errors="replace").splitlines() if ln.strip()]
+            return lines[-1].strip()[:200] if lines else ""
+        except Exception:
+            return ""
 
     def kill(self) -> None:
         """Stop this worker process (it is restarted by the next request)."""
         if self.proc is not None:
             try:
                 self.proc.kill()
-                self.proc.join(5)
+                self.proc.wait(5)
             except Exception:
                 pass
-            try:
-                self.conn.close()
-            except Exception:
-                pass
+            for f in (self.proc.stdin, self.proc.stdout, self.err):
+                try:
+                    f.close()  # type: ignore[union-attr]
+                except Exception:
+                    pass
         self.proc = None
-        self.conn = None
         self.programs = set()
 
     def call(self, msg: tuple, timeout: float) -> tuple | Failure:
         """Send one request; the answer, or a `Failure` (worker replaced)."""
-        if self.proc is None or not self.proc.is_alive():
+        if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.kill()
             self._start()
+        assert self.proc is not None and self.proc.stdin and self.proc.stdout
         try:
-            self.conn.send(msg)
-            if self.conn.poll(timeout):
-                return self.conn.recv()
+            _write_msg(self.proc.stdin.fileno(), msg)
+            return _read_msg(self.proc.stdout.fileno(), time.monotonic() + timeout)
+        except TimeoutError:
             self.kill()
             self.restarts += 1
             return Failure("timeout", f"no answer within {timeout:g}s")
-        except (EOFError, OSError, BrokenPipeError):
-            self.proc.join(2)
-            code = self.proc.exitcode
+        except (EOFError, OSError):
+            try:
+                code = self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                code = None
+            tail = self._stderr_tail()
             self.kill()
             self.restarts += 1
             if code is not None and code < 0:
@@ -260,8 +301,10 @@ class Worker:
                     name = signal.Signals(-code).name
                 except ValueError:
                     name = f"signal {-code}"
-                return Failure("crash", f"worker killed by {name}")
-            return Failure("crash", f"worker exited with status {code}")
+                what = f"worker killed by {name}"
+            else:
+                what = f"worker exited with status {code}"
+            return Failure("crash", what + (f" ({tail})" if tail else ""))
 
 
 class Pool:
@@ -318,3 +361,7 @@ def close() -> None:
     if _POOL is not None:
         _POOL.close()
         _POOL = None
+
+
+if __name__ == "__main__":
+    serve()
