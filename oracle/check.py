@@ -133,7 +133,7 @@ def check(
     vectorized: str | None = None,
     timeout: float = 10.0,
     seed: int | None = None,
-    opt: int = 1,
+    opt: int = 0,
 ) -> CheckReport:
     """Check `kernel` of a case (or plain IR) at every configuration.
 
@@ -291,7 +291,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
 
 def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
                  ndranges: Iterable[NDRange | str] | None = None, timeout: float = 10.0,
-                 opt: int = 1) -> CheckReport:
+                 opt: int = 0) -> CheckReport:
     """Run only the scalar kernel at each NDRange: one result per NDRange,
     `match` (it ran cleanly), `scalar-fault` or `unsupported-input`. For
     generator self-checks and corpus surveys."""
@@ -314,7 +314,7 @@ def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
 
 def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str | None = None,
                layout: Sequence[ArgSpec | str] | None = None, seed: int | None = None,
-               timeout: float = 10.0, opt: int = 1) -> list[Any]:
+               timeout: float = 10.0, opt: int = 0) -> list[Any]:
     """Run the scalar kernel once and return the final contents of each global
     buffer as a numpy array (None for other arguments). Raises `CaseError`
     for bad input and `RuntimeError` when the run faults or hangs."""

@@ -54,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an NDRange 'global=X[,Y,Z] local=X[,Y,Z] [offset=...]'; repeatable")
     p.add_argument("--seed", type=int, help="buffer fill seed (default: the case's)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per run (default 10)")
-    p.add_argument("--opt", type=int, default=1, choices=[0, 1, 2, 3],
-                   help="LLVM optimisation level of the JIT module (default 1)")
+    p.add_argument("--opt", type=int, default=0, choices=[0, 1, 2, 3],
+                   help="LLVM optimisation level of the JIT module (default 0: compile time dominates)")
     p.add_argument("--vectorized", metavar="NAME",
                    help="check an already vectorized function in the file (needs --width)")
     p.add_argument("--width", type=int, help="width of --vectorized")

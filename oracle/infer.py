@@ -127,7 +127,7 @@ def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     canon = str(mod)
     for m in re.finditer(r"^define [^@\n]*spir_kernel [^@\n]*@([\w.$\"]+)\(", canon, re.M):
         name = m.group(1).strip('"')
-        if name in defined:
+        if name in defined and not name.startswith("__vecz_"):
             return name
     for name in defined:
         if not name.startswith(("__", "llvm.")):

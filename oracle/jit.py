@@ -94,6 +94,12 @@ def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> l
     return mod
 
 
+def _noinline(fn: llvm.ValueRef) -> None:
+    attrs = " ".join(str(a) for a in fn.attributes)
+    if "alwaysinline" not in attrs and "noinline" not in attrs:
+        fn.add_function_attribute("noinline")
+
+
 def _quote(name: str) -> str:
     return name if re.fullmatch(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*", name) else '"' + name + '"'
 
@@ -135,6 +141,9 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     if kfn.is_declaration:
         raise BuildError(f"kernel {kernel} is only declared")
     ksig = parse_fn_type(str(kfn.global_value_type))
+    # Drivers call kernels from several loops; inlining them there multiplies
+    # the code the optimiser and code generator chew on, for little gain.
+    _noinline(kfn)
     for p in ksig.params:
         if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
             raise Unsupported(f"kernel parameter of type {p}")
@@ -173,6 +182,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         # Several configurations may produce the same name (__vecz_v8_foo).
         vname = f"__oracle_v{i}_{v.function}"
         vf.name = vname
+        _noinline(vf)
         try:
             main.link_in(vm)
         except RuntimeError as exc:
