@@ -32,6 +32,7 @@ from .ir import types as T
 from .ir.cloning import clone_function
 from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
+from .transform.control_flow_conversion import convert_control_flow
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.scalarizer import Scalarizer
 
@@ -138,6 +139,20 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if reasons:
         outcome.remarks.extend(reasons)
         return text, outcome
+    # Control-flow conversion (issue 6): divergent branches become masks.
+    converted = convert_control_flow(
+        module, fn, uniform, request.dim,
+        vector_predication="VectorPredication" in request.choices,
+        roscc="LinearizeBOSCC" not in request.choices,
+    )
+    if converted.refusal or (converted.text is not None and not _packetizer_handles_masks()):
+        outcome.remarks.append(converted.refusal or "divergent control flow was converted, but the packetizer "
+                               "does not handle masked builtins yet")
+        return text, outcome
+    if converted.text is not None:
+        module = parse_module(converted.text)
+        fn = module.get_function(temp_name)
+        uniform = UniformValueAnalysis(fn, request.dim)
     width = request.width
     if width is None:
         width = automatic_width(fn, uniform, target, layout)
@@ -185,6 +200,13 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if packetizer.stats.instantiated:
         outcome.remarks.append(f"instantiated {packetizer.stats.instantiated} instruction(s) per lane")
     return cleaned, outcome
+
+
+def _packetizer_handles_masks() -> bool:
+    # Set by the packetizer once it widens the masked builtins (issue 6).
+    from .transform import packetizer
+
+    return bool(getattr(packetizer, "HANDLES_MASKED_BUILTINS", False))
 
 
 def _loop_blocks(fn) -> set[int]:

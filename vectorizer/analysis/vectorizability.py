@@ -48,13 +48,7 @@ def refusals_after_analysis(function: V.Function, uniform: UniformValueAnalysis)
     """Reasons found once the varying values are known."""
     reasons: list[str] = []
     for inst in function.instructions():
-        if isinstance(inst, (I.BranchInst, I.SwitchInst)) and inst.operands:
-            cond = inst.condition if isinstance(inst, I.SwitchInst) or inst.is_conditional else None
-            if cond is not None and uniform.is_varying(cond):
-                reasons.append(
-                    f"divergent branch in block '{inst.parent.name}': control-flow conversion "
-                    "is not implemented yet"
-                )
+        # Divergent branches are control-flow conversion's (it refuses what it cannot convert).
         if isinstance(inst, I.CallInst) and inst.called_function is None and uniform.is_varying(inst.callee):
             reasons.append("indirect call through a varying function pointer")
         if isinstance(inst, I.AllocaInst) and uniform.is_varying(inst):
