@@ -78,10 +78,23 @@ class Options:
     repeat: int = 5
     peer: str | None = None
     peer_width: int = 8
+    crashed: tuple[str, ...] = ()  # configurations that crashed an earlier attempt: not run again
+    progress_file: str | None = None  # the configuration being run is written here
 
 
 def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+def _starting(opts: Options, kernel: str, config: str) -> bool:
+    """Announce `config`; False when it crashed before and must be skipped."""
+    if config in opts.crashed:
+        return False
+    _log(f"  {kernel}: {config}")
+    if opts.progress_file:
+        with open(opts.progress_file, "w") as f:
+            f.write(config)
+    return True
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -139,22 +152,26 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
     res = KernelResult(name, kernel.description, problem.nd.items)
     items = problem.nd.items
 
-    _log(f"  {name}: scalar")
+    _starting(opts, name, SCALAR)
     prog = runtime.build(text, name)
     scalar = _measure(SCALAR, launch, prog, None, opts.repeat, items)
     launch.run(prog)
     reference = launch.outputs()
     res.measurements.append(scalar)
 
-    _log(f"  {name}: LoopVectorize")
-    res.measurements.append(_measure(LOOPVEC, launch, runtime.build(text, name, loop_vectorize=True),
-                                     reference, opts.repeat, items))
+    if _starting(opts, name, LOOPVEC):
+        res.measurements.append(_measure(LOOPVEC, launch, runtime.build(text, name, loop_vectorize=True),
+                                         reference, opts.repeat, items))
+    else:
+        res.measurements.append(Measurement(LOOPVEC, "crashed", detail="the native run crashed"))
 
     configs: list[tuple[str, int | None]] = [(f"w{w}", w) for w in opts.widths]
     if opts.auto:
         configs.append(("auto", None))
     for label, width in configs:
-        _log(f"  {name}: ours {label}")
+        if not _starting(opts, name, label):
+            res.measurements.append(Measurement(label, "crashed", width, "the native run crashed (vector fault)"))
+            continue
         t0 = time.perf_counter()
         try:
             r = vectorize(text, kernel=name, width=width or 4, dim=0, auto=width is None)
@@ -168,8 +185,9 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
             continue
         res.measurements.append(_run_vector(label, r.ir, name, r.vectorized_name, r.width, launch, reference, opts, items, vsec))
 
-    if opts.peer:
-        _log(f"  {name}: peer")
+    if opts.peer and not _starting(opts, name, "peer"):
+        res.measurements.append(Measurement("peer", "crashed", opts.peer_width, "the native run crashed"))
+    elif opts.peer:
         ptext, pfn, detail = _peer_module(opts.peer, kernel, opts.peer_width)
         if pfn is None:
             res.measurements.append(Measurement("peer", "refused" if ptext else "error", opts.peer_width, detail))
@@ -205,22 +223,40 @@ def _child(name: str, opts: Options) -> KernelResult:
 
 
 def run_all(names: list[str], opts: Options) -> list[KernelResult]:
-    """Run `names` one after the other, each in a fresh child process."""
+    """Run `names` one after the other, each in a fresh child process. A
+    configuration that crashes the child is recorded as `crashed` and the
+    kernel is run again without it."""
+    import dataclasses
+
     results = []
     ctx = multiprocessing.get_context("spawn")
-    for i, name in enumerate(names, 1):
-        _log(f"[{i}/{len(names)}] {name}")
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            try:
-                results.append(pool.submit(_child, name, opts).result())
-            except BrokenProcessPool:
-                k = KERNELS[name]
-                res = KernelResult(name, k.description, k.make(opts.size).nd.items)
-                res.measurements.append(Measurement(SCALAR, "crashed", detail="a configuration crashed the process"))
-                results.append(res)
-            except Exception as exc:  # a harness failure on one kernel keeps the others
-                k = KERNELS[name]
-                res = KernelResult(name, k.description, k.make(opts.size).nd.items)
-                res.measurements.append(Measurement(SCALAR, "error", detail=_one_line(f"{type(exc).__name__}: {exc}")))
-                results.append(res)
+    with tempfile.TemporaryDirectory(prefix="vecz-bench-") as tmp:
+        progress = os.path.join(tmp, "progress")
+        for i, name in enumerate(names, 1):
+            _log(f"[{i}/{len(names)}] {name}")
+            crashed: list[str] = []
+            while True:
+                kopts = dataclasses.replace(opts, crashed=tuple(crashed), progress_file=progress)
+                with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+                    try:
+                        results.append(pool.submit(_child, name, kopts).result())
+                        break
+                    except BrokenProcessPool:
+                        with open(progress) as f:
+                            where = f.read().strip()
+                        _log(f"  {name}: {where} crashed the process; running the others again")
+                        if where == SCALAR or where in crashed:
+                            results.append(_failed(name, opts, "crashed", f"{where} crashed the process"))
+                            break
+                        crashed.append(where)
+                    except Exception as exc:  # a harness failure on one kernel keeps the others
+                        results.append(_failed(name, opts, "error", _one_line(f"{type(exc).__name__}: {exc}")))
+                        break
     return results
+
+
+def _failed(name: str, opts: Options, status: str, detail: str) -> KernelResult:
+    k = KERNELS[name]
+    res = KernelResult(name, k.description, k.make(opts.size).nd.items)
+    res.measurements.append(Measurement(SCALAR, status, detail=detail))
+    return res
