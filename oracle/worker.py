@@ -177,7 +177,7 @@ def _read_msg(fd: int, deadline: float | None) -> Any:
 
 
 def serve() -> None:
-    """The worker's request loop (`python -m oracle.worker`): length-prefixed
+    """The worker's request loop (`python -m oracle._worker_main`): length-prefixed
     pickles on stdin/stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     # The protocol gets private copies of fds 0/1; anything else printing to
@@ -244,7 +244,7 @@ class Worker:
         env = dict(os.environ)
         env.setdefault("PYTHONHASHSEED", "0")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "oracle.worker"],
+            [sys.executable, "-m", "oracle._worker_main"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
             close_fds=True, env=env,
         )
@@ -362,6 +362,3 @@ def close() -> None:
         _POOL.close()
         _POOL = None
 
-
-if __name__ == "__main__":
-    serve()

@@ -15,7 +15,7 @@ from oracle.survey import DEFAULT_DIR, only_work_item_builtins
 KNOWN_UNRUNNABLE = {
     "control_flow_conversion_nested_loops.ll", "control_flow_conversion_order_z.ll",
     "diverging_loop.ll", "diverging_nested_loop.ll", "masked_atomics.ll",
-    "partial_linearization6.ll",
+    "partial_linearization6.ll", "poison_ub.ll",
 }
 
 
