@@ -641,7 +641,8 @@ class UniformStore(Stmt):
         return (self.value,)
 
 
-ATOMIC_OPS = ("add", "sub", "or", "and", "xor", "max", "min", "umax", "umin")
+# Operations that commute with each other on one location.
+ATOMIC_FAMILIES = (("add", "sub"), ("or",), ("and",), ("xor",), ("max",), ("min",), ("umax",), ("umin",))
 
 
 @dataclass(eq=False)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
-    ATOMIC_OPS,
+    ATOMIC_FAMILIES,
     F32,
     FLOAT_MATH,
     I1,
@@ -159,6 +159,7 @@ class Planner:
         self.out_bufs: dict[Ty, Buffer] = {}
         self.uniform_bufs: dict[Ty, Buffer] = {}
         self.counter_bufs: dict[Ty, Buffer] = {}
+        self.counter_families: dict[str, tuple[str, ...]] = {}
         self.index_buf: Buffer | None = None
         self.arrays: list[PrivArray] = []
         self.helpers: list[Helper] = []
@@ -642,7 +643,15 @@ class Planner:
             buf = self.helper.counter
         else:
             buf = self.counter_buf(c.choice((I32, I64)))
-        op = c.choice(ATOMIC_OPS)
+        # Updates of one counter must commute with each other whatever order
+        # the work-items run in (and vectorizing along another dimension
+        # changes that order): and/or/xor/min/max each commute only with
+        # themselves, add and sub with each other. One family per counter.
+        family = self.counter_families.get(buf.name)
+        if family is None:
+            family = c.choice(ATOMIC_FAMILIES)
+            self.counter_families[buf.name] = family
+        op = c.choice(family)
         index: Expr | int = c.integer(0, buf.count - 1)
         if buf.count > 1 and c.boolean(0.4):
             index = self.expr(I32, 2, ANY)

@@ -135,6 +135,20 @@ class StrideAnalysis:
         self.uniform = uniform
         self.layout = layout
         self._memo: dict[int, OffsetInfo] = {}
+        # Measured now: the packetizer widens these allocas in place, after
+        # which their type is W copies, not one.
+        self._lane_bytes: dict[int, int] = {
+            id(a): varying_alloca_lane_bytes(a, layout)
+            for a in uniform.varying_values
+            if isinstance(a, I.AllocaInst)
+        }
+
+    def alloca_lane_bytes(self, alloca: I.AllocaInst) -> int:
+        """Bytes between the lanes' copies of varying private variable `alloca`."""
+        key = id(alloca)
+        if key not in self._lane_bytes:
+            self._lane_bytes[key] = varying_alloca_lane_bytes(alloca, self.layout)
+        return self._lane_bytes[key]
 
     def info(self, value: V.Value) -> OffsetInfo:
         """The lane pattern of `value`."""
@@ -181,7 +195,7 @@ class StrideAnalysis:
                 return DIVERGENT
             return OffsetInfo(Pattern.LINEAR, Stride(1), exact=True, nonneg=True, small=True)
         if isinstance(v, I.AllocaInst):
-            return OffsetInfo(Pattern.LINEAR, Stride(varying_alloca_lane_bytes(v, self.layout)))
+            return OffsetInfo(Pattern.LINEAR, Stride(self.alloca_lane_bytes(v)))
         if isinstance(v, I.BinaryOperator) and isinstance(v.type, T.IntType):
             return self._binary(v)
         if isinstance(v, I.CastInst):
