@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..builtins import BuiltinKind, classify
 from ..builtins.info import is_pure_callee
+from ..builtins.masked import classify_masked_call
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -50,6 +51,9 @@ class InstantiationAnalysis:
         if isinstance(inst, (I.LoadInst, I.StoreInst)):
             return bool(inst.volatile or inst.ordering)
         if isinstance(inst, I.CallInst):
+            masked = classify_masked_call(inst)
+            if masked is not None and masked.kind != "wrapper":
+                return False  # masked memory and lane reductions have vector forms
             return not self.is_hint(inst) and not is_pure_call(inst)
         return False
 
@@ -70,6 +74,9 @@ class InstantiationAnalysis:
         if isinstance(inst, I.CallInst):
             if is_varying_root(inst, self.dim):
                 return True
+            masked = classify_masked_call(inst)
+            if masked is not None and masked.kind in ("load", "store"):
+                return isinstance(masked.elem_type, _SCALAR_TYPES)
             fn = inst.called_function
             kind = classify(fn.name if fn else None).kind
             if kind not in (BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):

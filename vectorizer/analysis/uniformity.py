@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 from ..builtins import BuiltinKind, classify
 from ..builtins.info import is_pure_callee
+from ..builtins.masked import classify_masked_call
 from ..builtins.work_item import VARYING_ANY_DIM, VARYING_KINDS
 from ..ir import instructions as I
 from ..ir import values as V
@@ -54,8 +55,9 @@ def _differs_per_lane(inst: V.Value) -> bool:
     if isinstance(inst, I.LoadInst):
         return bool(inst.volatile or inst.ordering)
     if isinstance(inst, I.CallInst):
-        if is_lane_reduction(inst):
-            return False
+        masked = classify_masked_call(inst)
+        if masked is not None and masked.kind in ("load", "store", "any", "all"):
+            return False  # like the access they stand for: varying through operands
         fn = inst.called_function
         name = fn.name if fn is not None else None
         kind = classify(name).kind
@@ -75,6 +77,16 @@ def is_lane_reduction(value: V.Value) -> bool:
         return False
     fn = value.called_function
     return fn is not None and fn.name in LANE_REDUCTIONS
+
+
+def _only_masks(user: V.Value, value: V.Value) -> bool:
+    """Is `value` only the mask of masked load `user`? Active lanes then all
+    read the same address, so the loaded value is as uniform as the address
+    (the packetizer loads it once, under "any lane active")."""
+    masked = classify_masked_call(user)
+    if masked is None or masked.kind != "load":
+        return False
+    return masked.pointer is not value
 
 
 def underlying_alloca(ptr: V.Value) -> I.AllocaInst | None:
@@ -168,6 +180,8 @@ class UniformValueAnalysis:
                                     work.append(alloca)
                 if is_lane_reduction(user):
                     continue  # "any/all active lanes" is one answer for the packet
+                if _only_masks(user, value):
+                    continue
                 if self._add(user):
                     work.append(user)
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 
 from ..analysis.data_layout import DataLayout
 from ..analysis.instantiation import InstantiationAnalysis
-from ..analysis.stride import Pattern, Stride, StrideAnalysis, varying_alloca_lane_bytes
+from ..analysis.stride import Pattern, Stride, StrideAnalysis
 from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
 from ..builtins import BuiltinKind, classify
+from ..builtins.masked import MaskedCall, classify_masked_call
 from ..builtins.math import appended_operands, widen_intrinsic_name
 from ..ir import instructions as I
 from ..ir import types as T
@@ -111,6 +112,16 @@ class Packetizer:
                 inst.erase_from_parent()
 
     def _is_leaf(self, inst: I.Instruction) -> bool:
+        masked = classify_masked_call(inst)
+        if masked is not None and masked.kind != "wrapper":
+            u = self.uniform
+            if masked.kind in ("any", "all"):
+                return u.is_varying(masked.mask)
+            if masked.kind == "store":
+                assert masked.pointer is not None and masked.value is not None
+                return u.is_varying(masked.pointer) or u.is_varying(masked.value) or u.is_varying(masked.mask)
+            # A uniform masked load must load for every active lane, not lane 0's mask.
+            return u.is_uniform(inst) and u.is_varying(masked.mask)
         if self.instantiation.per_lane(inst):
             return True
         if isinstance(inst, I.StoreInst):
@@ -120,6 +131,10 @@ class Packetizer:
         return False
 
     def _leaf(self, inst: I.Instruction) -> None:
+        masked = classify_masked_call(inst)
+        if masked is not None and masked.kind != "wrapper":
+            self._masked_leaf(masked)
+            return
         if isinstance(inst, I.StoreInst) and self.instantiation.can_packetize(inst):
             self._store(inst)
             return
@@ -347,7 +362,7 @@ class Packetizer:
         """
         for inst in list(self.function.instructions()):
             if isinstance(inst, I.AllocaInst) and self.uniform.is_varying(inst):
-                lane_bytes = varying_alloca_lane_bytes(inst, self.layout)
+                lane_bytes = self.stride.alloca_lane_bytes(inst)
                 total = T.ArrayType(T.IntType(8), lane_bytes * self.width)
                 align = inst.align or self.layout.abi_align(inst.allocated_type)
                 inst.allocated_type = total
@@ -430,22 +445,25 @@ class Packetizer:
     def _all_true(self) -> V.Value:
         return V.splat(T.VectorType(T.IntType(1), self.width), V.const_int(T.IntType(1), 1))
 
-    def _gather(self, b: Builder, vty: T.VectorType, ptrs: V.Value, align: int, name: str | None) -> V.Value:
+    def _gather(
+        self, b: Builder, vty: T.VectorType, ptrs: V.Value, align: int, name: str | None,
+        mask: V.Value | None = None,
+    ) -> V.Value:
         pty = ptrs.type
         assert isinstance(pty, T.VectorType)
         fname = f"llvm.masked.gather.{_suffix(vty)}.{_suffix(pty)}"
         fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
         fn = self.module.get_or_insert_function(fname, fty)
-        call = b.call(fn, [ptrs, self._all_true(), V.PoisonValue(vty)], name=name)
+        call = b.call(fn, [ptrs, mask or self._all_true(), V.PoisonValue(vty)], name=name)
         call.arg_attributes[0] = f"align {align}"
         return call
 
-    def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int) -> None:
+    def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int, mask: V.Value | None = None) -> None:
         vty, pty = value.type, ptrs.type
         fname = f"llvm.masked.scatter.{_suffix(vty)}.{_suffix(pty)}"
         fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
         fn = self.module.get_or_insert_function(fname, fty)
-        call = b.call(fn, [value, ptrs, self._all_true()])
+        call = b.call(fn, [value, ptrs, mask or self._all_true()])
         call.arg_attributes[1] = f"align {align}"
 
     def _store(self, inst: I.StoreInst) -> None:
@@ -484,9 +502,118 @@ class Packetizer:
             self._scatter(b, val, ptrs, align)
         self._replaced.append(inst)
 
+    # ---------------------------------------------------------- masked memory
+
+    def _any_lane(self, mask: V.Value, b: Builder) -> V.Value:
+        """`i1`: is `mask` true in some lane?"""
+        return self._reduce("or", self.packet(mask), b)
+
+    def _reduce(self, op: str, packet: V.Value, b: Builder) -> V.Value:
+        vty = packet.type
+        assert isinstance(vty, T.VectorType)
+        fn = self.module.get_or_insert_function(
+            f"llvm.vector.reduce.{op}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
+        )
+        return b.call(fn, [packet])
+
+    def _reverse(self, value: V.Value, b: Builder) -> V.Value:
+        return b.shufflevector(value, V.PoisonValue(value.type), list(range(self.width - 1, -1, -1)))
+
+    def _masked_leaf(self, m: MaskedCall) -> None:
+        """Lane reductions, masked stores, and the mask of uniform masked loads."""
+        inst = m.call
+        b = Builder()
+        b.position_before(inst)
+        if m.kind in ("any", "all"):
+            inst.replace_all_uses_with(self._reduce("or" if m.kind == "any" else "and", self.packet(m.mask), b))
+            self._replaced.append(inst)
+            return
+        if m.kind == "load":
+            inst.set_arg(1, self._any_lane(m.mask, b))
+            return
+        assert m.kind == "store" and m.pointer is not None and m.value is not None and m.elem_type is not None
+        elem = m.elem_type
+        plan, stride = self._access_plan(m.pointer, elem)
+        if plan == "uniform" and self.uniform.is_uniform(m.value):
+            if self.uniform.is_varying(m.mask):
+                inst.set_arg(2, self._any_lane(m.mask, b))  # the same value, once, if any lane stores
+            return
+        if plan == "uniform" or not is_packetizable_type(elem):
+            # Lane by lane in lane order: the last active lane's value is left.
+            self._instantiate_all(inst)
+            return
+        vty = self.vector_type(elem)
+        value, mask = self.packet(m.value), self.packet(m.mask)
+        b.position_before(inst)
+        align = self._alignment(m.align, elem, stride if plan == "strided" else None)
+        if plan in ("contiguous", "reverse"):
+            self.stats.contiguous += 1
+            ptr = m.pointer
+            if plan == "reverse":
+                value, mask = self._reverse(value, b), self._reverse(mask, b)
+                ptr = b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+            pty = ptr.type
+            fn = self.module.get_or_insert_function(
+                f"llvm.masked.store.{_suffix(vty)}.{_suffix(pty)}",
+                T.FunctionType(T.VoidType(), (vty, pty, mask.type)),
+            )
+            call = b.call(fn, [value, ptr, mask])
+            call.arg_attributes[1] = f"align {align}"
+        else:
+            if plan in ("strided", "symbolic"):
+                self.stats.interleaved += 1
+            else:
+                self.stats.gather_scatter += 1
+            ptrs = self._pointers(m.pointer, plan, stride, b)
+            self._scatter(b, value, ptrs, align, mask)
+        self._replaced.append(inst)
+
+    def _masked_load(self, m: MaskedCall, b: Builder) -> V.Value:
+        """The packet of a varying masked load (inactive lanes read nothing)."""
+        inst = m.call
+        assert m.pointer is not None and m.elem_type is not None
+        elem = m.elem_type
+        plan, stride = self._access_plan(m.pointer, elem)
+        vty = self.vector_type(elem)
+        name = _name(inst)
+        if plan == "uniform":
+            self.stats.uniform_memory += 1
+            once = inst.clone()
+            once.insert_after(inst)
+            b.position_after(once)
+            once.set_arg(1, self._any_lane(m.mask, b))
+            b.position_after(once)
+            return self._broadcast(once, b)
+        mask = self.packet(m.mask)
+        b.position_after(inst)
+        align = self._alignment(m.align, elem, stride if plan == "strided" else None)
+        if plan in ("contiguous", "reverse"):
+            self.stats.contiguous += 1
+            ptr = m.pointer
+            if plan == "reverse":
+                mask = self._reverse(mask, b)
+                ptr = b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+            pty = ptr.type
+            fn = self.module.get_or_insert_function(
+                f"llvm.masked.load.{_suffix(vty)}.{_suffix(pty)}",
+                T.FunctionType(vty, (pty, mask.type, vty)),
+            )
+            call = b.call(fn, [ptr, mask, V.PoisonValue(vty)], name=name)
+            call.arg_attributes[0] = f"align {align}"
+            return self._reverse(call, b) if plan == "reverse" else call
+        if plan in ("strided", "symbolic"):
+            self.stats.interleaved += 1
+        else:
+            self.stats.gather_scatter += 1
+        ptrs = self._pointers(m.pointer, plan, stride, b)
+        return self._gather(b, vty, ptrs, align, name, mask)
+
     # ------------------------------------------------------------------ calls
 
     def _call(self, inst: I.CallInst, b: Builder) -> V.Value:
+        masked = classify_masked_call(inst)
+        if masked is not None and masked.kind == "load":
+            return self._masked_load(masked, b)
         fn = inst.called_function
         if is_varying_root(inst, self.uniform.dim):
             return self._linear_packet(inst, 1)
