@@ -157,7 +157,7 @@ def plot(results: list[KernelResult], path: str) -> None:
 
     configs = [c for c in configs_of(results) if c != SCALAR]
     n = len(configs)
-    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(results) * max(1, n) / 3), 4.8))
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.9 * len(results) + 2), 5.0))
     width = 0.8 / max(1, n)
     for j, c in enumerate(configs):
         xs, ys = [], []
