@@ -3,6 +3,9 @@
     vecz-fuzz generate --seed 7 [-o k.ll] [--profile loops] [--knob size=30] [--plan]
     vecz-fuzz coverage --count 1000 [--seed 0] [--plans-only] [--knob ...]
     vecz-fuzz check-scalar --count 1000 [--jobs N]   # UB-freedom: no scalar-fault
+    vecz-fuzz [run] --seed 0 --count 500 | --time 600 [--jobs 2] [--profile uniform]
+              [--journal J --resume] [--json] [--scheduler ADDR] [--peer CMD] [--source ours]
+    vecz-fuzz mutation-score --kernels 500 [--profile uniform] [--json]
 
 Subcommands are registered in `SUBCOMMANDS` (name -> (add_arguments, run)),
 so later commands (campaigns) plug in without touching the others.
@@ -11,8 +14,13 @@ so later commands (campaigns) plug in without touching the others.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import time
+from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any
 
@@ -116,12 +124,177 @@ def _check_scalar_args(p: argparse.ArgumentParser) -> None:
 
 
 def _check_scalar(ns: argparse.Namespace) -> int:
-    from .scalar_check import check_scalar
+    import oracle
 
-    summary = check_scalar(range(ns.seed, ns.seed + ns.count), jobs=ns.jobs or None,
-                           determinism=ns.determinism, progress=True, **knob_args(ns))
-    print(summary.report())
-    return 0 if summary.ok else 1
+    from .generator import generate
+
+    knobs = knob_args(ns)
+    jobs = ns.jobs or 0
+    if jobs:
+        os.environ["VECZ_ORACLE_WORKERS"] = str(jobs)
+    jobs = jobs or os.cpu_count() or 1
+
+    def one(seed: int) -> tuple[int, dict[str, int], str, bool]:
+        text = generate(seed, **knobs)
+        same = not ns.determinism or generate(seed, **knobs) == text
+        rep = oracle.check_scalar(text)
+        bad = next((r.detail for r in rep.results if r.status != "match"), "")
+        return seed, rep.summary, bad, same
+
+    counts: Counter[str] = Counter()
+    bad: list[str] = []
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(jobs) as pool:
+        for seed, summary, detail, same in pool.map(one, range(ns.seed, ns.seed + ns.count)):
+            counts.update(summary)
+            if detail:
+                bad.append(f"seed {seed}: {detail[:200]}")
+            if not same:
+                counts["nondeterministic"] += 1
+                bad.append(f"seed {seed}: regenerating gives different text")
+    dt = time.monotonic() - t0
+    print(f"{ns.count} kernels scalar in {dt:.1f}s ({ns.count / dt if dt else 0:.1f}/s)")
+    for st, n in sorted(counts.items()):
+        print(f"  {st:<20}{n:>6}")
+    for line in bad[:20]:
+        print("  " + line)
+    return 0 if not bad else 1
+
+
+# ---------------------------------------------------------------------------
+# run (campaigns)
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--count", type=int, help="number of seeds")
+    g.add_argument("--time", type=float, help="stop submitting seeds after this many seconds")
+    p.add_argument("--jobs", type=int, default=0, help="local oracle worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDR", help="run on a Dask distributed cluster (tcp://host:8786)")
+    p.add_argument("--journal", metavar="FILE", help="append-only JSONL journal (default with --resume: "
+                   "vecz-fuzz-journal.jsonl)")
+    p.add_argument("--resume", action="store_true", help="continue the campaign of --journal")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout at the end")
+    p.add_argument("--corpus", metavar="DIR", help="reduce each new failure signature into DIR")
+    p.add_argument("--reduce-time", type=float, default=300.0, help="seconds per reduction (with --corpus)")
+    p.add_argument("--widths", help="comma list (default: the case's, 1,4,8,16)")
+    p.add_argument("--dims", help="comma list (default: the case's)")
+    p.add_argument("--choices", action="append", help="a Vecz choices string (repeatable; default: the case's)")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per kernel run")
+    p.add_argument("--source", choices=("ours", "csmith", "mix"), default="ours")
+    p.add_argument("--peer", metavar="CMD", help="fuzz another vectorizer: a command template with "
+                   "{kernel} {width} {dim} {choices} {input} {output}")
+    p.add_argument("--peer-mux", action="store_true", help="rename work-item builtins to __mux_* for the peer")
+    p.add_argument("--mutate", metavar="OP", help="inject a fuzz.mutation fault into our output")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _add_knob_options(p)
+
+
+def _ints(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"not a comma list of integers: {text!r}") from None
+
+
+def _run(ns: argparse.Namespace) -> int:
+    from .campaign import Campaign, Spec
+
+    if ns.count is None and ns.time is None:
+        raise ValueError("give --count N or --time SECONDS")
+    knobs = dict(ns.knob or [])
+    spec = Spec(profile=ns.profile or "default", knobs=knobs, widths=_ints(ns.widths),
+                dims=_ints(ns.dims), choices=ns.choices, source=ns.source, peer=ns.peer,
+                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
+    journal = ns.journal or ("vecz-fuzz-journal.jsonl" if ns.resume else None)
+    camp = Campaign(spec, seed=ns.seed, count=ns.count, seconds=ns.time, jobs=ns.jobs,
+                    scheduler=ns.scheduler, journal=journal, resume=ns.resume,
+                    progress=not ns.no_progress)
+    report = camp.run()
+    reduced: list[dict[str, Any]] = []
+    if ns.corpus and report.failures and not report.interrupted:
+        reduced = reduce_failures(report, spec, ns.corpus, ns.reduce_time, journal)
+    if ns.json:
+        out = report.to_json()
+        out["reduced"] = reduced
+        print(json.dumps(out))
+    else:
+        print(report.table())
+        for r in reduced:
+            print(f"reduced {r['signature']}: {r.get('before')} -> {r.get('after')} instructions, "
+                  f"{r.get('path') or r.get('error')}")
+    return 130 if report.interrupted else (1 if report.failures else 0)
+
+
+def reduce_failures(report: Any, spec: Any, corpus: str, seconds: float,
+                    journal: str | None) -> list[dict[str, Any]]:
+    """Reduce the first case of every failure signature into `corpus`."""
+    from .campaign import make_case
+    from .corpus import write_case
+    from .reduce import ReduceError, reduce_case
+
+    out = []
+    for sig, f in report.failures.items():
+        if f["status"] not in ("mismatch", "vector-fault", "timeout", "vectorizer-error"):
+            continue
+        try:
+            text = make_case(f["seed"], spec)
+            res = reduce_case(text, spec, seconds=seconds)
+        except ReduceError as exc:
+            out.append({"signature": sig, "seed": f["seed"], "error": str(exc)})
+            continue
+        path = write_case(res.text, f["status"], corpus)
+        out.append({"signature": sig, "seed": f["seed"], "before": res.before, "after": res.after,
+                    "path": str(path)})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# mutation-score
+
+
+def _mutation_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kernels", type=int, default=500, help="kernels per operator at most")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--operators", help="comma list (default: all)")
+    p.add_argument("--widths", default="4,8", help="comma list (default 4,8)")
+    p.add_argument("--choices", action="append", help="Vecz choices (repeatable; default: none)")
+    p.add_argument("--jobs", type=int, default=0, help="operators checked in parallel (default: all cores)")
+    p.add_argument("--reduce-time", type=float, default=120.0, help="seconds to reduce each witness")
+    p.add_argument("--no-reduce", action="store_true", help="do not reduce the witnesses")
+    p.add_argument("--witness-dir", help="write each reduced witness here")
+    p.add_argument("--json", action="store_true", help="one JSON object with score and table")
+    _add_knob_options(p)
+
+
+def _mutation_score(ns: argparse.Namespace) -> int:
+    from .mutation import OPERATORS, score
+
+    ops = [o.strip() for o in ns.operators.split(",")] if ns.operators else list(OPERATORS)
+    res = score(ops, kernels=ns.kernels, seed=ns.seed, profile=ns.profile or "default",
+                knobs=dict(ns.knob or []), widths=_ints(ns.widths) or [4], choices=ns.choices,
+                jobs=ns.jobs, reduce_seconds=None if ns.no_reduce else ns.reduce_time,
+                witness_dir=ns.witness_dir, progress=sys.stderr)
+    if ns.json:
+        print(json.dumps(res))
+    else:
+        print(format_score(res))
+    return 0
+
+
+def format_score(res: dict[str, Any]) -> str:
+    """The mutation-score table."""
+    lines = [f"{'operator':<15}{'detected':>9}{'after':>7}{'tried':>7}  {'reduced':>8}  status",
+             "-" * 60]
+    for row in res["operators"]:
+        lines.append(f"{row['operator']:<15}{'yes' if row['detected'] else 'no':>9}"
+                     f"{row['after'] if row['detected'] else '-':>7}{row['mutants']:>7}  "
+                     f"{row.get('reduced_instructions') or '-':>8}  {row.get('status') or ''}")
+    lines.append(f"score: {res['detected']}/{res['injected']} = {res['score']:.2f}")
+    return "\n".join(lines)
 
 
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
@@ -130,6 +303,10 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
     "coverage": ("how often each construct appears over N kernels", _coverage_args, _coverage),
     "check-scalar": ("run N kernels scalar under the oracle: no scalar-fault allowed",
                      _check_scalar_args, _check_scalar),
+    "run": ("a campaign: seeds x configurations through the oracle (the default command)",
+            _run_args, _run),
+    "mutation-score": ("inject each fault into our output; is it caught within N kernels?",
+                       _mutation_args, _mutation_score),
 }
 
 
@@ -142,13 +319,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `vecz-fuzz --seed 0 --count 100` (no subcommand) is a campaign, as DESIGN.md says.
+    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
+        argv = ["run", *argv]
+    if "--mutation-score" in argv:  # the issue's spelling of the subcommand
+        argv = ["mutation-score", *[a for a in argv if a not in ("--mutation-score", "run")]]
     parser = build_parser()
     ns = parser.parse_args(argv)
+    from .campaign import CampaignError
+
     try:
         return SUBCOMMANDS[ns.command][2](ns)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, CampaignError, OSError) as exc:
         print(f"vecz-fuzz: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("vecz-fuzz: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

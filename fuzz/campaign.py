@@ -1,0 +1,490 @@
+"""Campaigns: seeds x a configuration matrix through the differential oracle.
+
+`run_seed(seed, spec)` is the unit of work: generate one kernel, check it at
+every configuration of the matrix, return a JSON-able record (status counts,
+deduplicated failures with their signatures, the case text when something
+failed). The same function runs locally and on Dask workers, so both modes
+report the same thing.
+
+`Campaign` drives many seeds:
+- locally with `jobs` threads: each thread's `oracle.check` takes one of the
+  oracle's worker *processes* (the pool is sized to `jobs`), where the
+  vectorizer, the JIT and the kernel runs happen; the threads only generate
+  kernels (~25 ms) and wait, so the GIL is not the bottleneck;
+- on a Dask cluster with `scheduler=ADDR` (`dask.distributed`, the optional
+  `distributed` extra): `run_seed` is submitted per seed, at most a few
+  per worker thread in flight so a `--time` budget is honoured.
+Every finished seed is appended to the journal at once (fuzz.journal), so
+Ctrl-C loses nothing and `resume=True` skips the seeds already done.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .journal import Journal
+from .signature import signature
+
+FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
+
+
+class CampaignError(Exception):
+    """A campaign cannot start (bad option, missing extra): a clear message, exit 2."""
+
+
+@dataclass
+class Spec:
+    """What every seed of a campaign is run with (JSON-able, stored in the journal)."""
+
+    profile: str = "default"
+    knobs: dict[str, Any] = field(default_factory=dict)
+    widths: list[int] | None = None  # None: the case header's (1,4,8,16)
+    dims: list[int] | None = None  # None: the case header's
+    choices: list[str] | None = None  # None: the case header's
+    source: str = "ours"  # ours | csmith | mix
+    peer: str | None = None  # command template of another vectorizer
+    peer_mux: bool = False  # rename OpenCL work-item builtins to __mux_* for the peer
+    mutate: str | None = None  # fuzz.mutation operator applied to our output
+    timeout: float = 10.0
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Spec:
+        """A spec from its journal form."""
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+# --------------------------------------------------------------------- one seed
+
+
+def make_case(seed: int, spec: Spec) -> str:
+    """The case text for `seed` under `spec`'s source and knobs."""
+    source = spec.source
+    if source == "mix":
+        source = "csmith" if seed % 2 else "ours"
+    if source == "csmith":
+        gen = csmith_generator()
+        return gen(seed)
+    if source != "ours":
+        raise CampaignError(f"unknown source {spec.source!r} (ours, csmith or mix)")
+    from .generator import generate
+
+    return generate(seed, profile=spec.profile, **_knobs(spec.knobs))
+
+
+def _knobs(knobs: dict[str, Any]) -> dict[str, Any]:
+    # JSON turns tuples into lists; the generator wants tuples.
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in knobs.items()}
+
+
+def csmith_generator() -> Callable[[int], str]:
+    """`fuzz.csmith.generate_csmith_kernel` if that bridge exists, else a CampaignError."""
+    try:
+        from . import csmith
+    except Exception as exc:
+        raise CampaignError(f"--source csmith needs fuzz.csmith, which does not import: {exc}") from None
+    gen = getattr(csmith, "generate_csmith_kernel", None)
+    if gen is None:
+        raise CampaignError("--source csmith needs fuzz.csmith.generate_csmith_kernel, "
+                            "which does not exist yet")
+
+    def text_of(seed: int) -> str:
+        out = gen(seed)
+        return out if isinstance(out, str) else out.text
+
+    return text_of
+
+
+def configurations(case: Any, spec: Spec) -> list[tuple[int, int, str]]:
+    """(width, dim, choices) of the matrix for one case."""
+    widths = spec.widths or case.widths or [1, 4, 8, 16]
+    dims = spec.dims if spec.dims is not None else (case.dims or [0])
+    choices = spec.choices if spec.choices is not None else (case.choices or [""])
+    return [(w, d, c) for c in choices for d in dims for w in widths]
+
+
+def check_case(text: str, spec: Spec, configs: list[tuple[int, int, str]] | None = None) -> list[Any]:
+    """Every oracle `Result` of one case under `spec` (ours, a mutant of ours, or a peer)."""
+    import oracle
+
+    if spec.mutate is None and spec.peer is None:
+        if configs is None:
+            return oracle.check(text, widths=spec.widths, dims=spec.dims, choices=spec.choices,
+                                timeout=spec.timeout).results
+        results = []
+        # Group by choices/dim so one check compiles one module for all widths.
+        groups: dict[tuple[int, str], list[int]] = {}
+        for w, d, c in configs:
+            groups.setdefault((d, c), []).append(w)
+        for (d, c), ws in groups.items():
+            results += oracle.check(text, widths=ws, dims=[d], choices=[c], timeout=spec.timeout).results
+        return results
+    case = oracle.parse_case(text)
+    results = []
+    for w, d, c in configs or configurations(case, spec):
+        results += _check_one_external(case, w, d, c, spec)
+    return results
+
+
+def _rows(case: Any, w: int, d: int, c: str, status: str, detail: str) -> list[Any]:
+    from oracle import Result
+
+    return [Result(w, d, c, list(nd.global_size[: nd.work_dim]), list(nd.local_size[: nd.work_dim]),
+                   status, detail) for nd in case.ndranges]
+
+
+def _check_one_external(case: Any, w: int, d: int, c: str, spec: Spec) -> list[Any]:
+    """One configuration where the vector function comes from outside `oracle.check`:
+    our vectorizer's output mutated, or a peer vectorizer's output."""
+    import copy
+
+    import oracle
+
+    if spec.peer is not None:
+        from .peer import run_peer
+
+        status, detail, ir, name = run_peer(spec.peer, case, w, d, c, mux=spec.peer_mux,
+                                            timeout=max(60.0, spec.timeout * 6))
+        if status != "ok":
+            return _rows(case, w, d, c, status, detail)
+    else:
+        status, detail, ir, name = vectorize_here(case, w, d, c)
+        if status != "ok":
+            return _rows(case, w, d, c, status, detail)
+        from .mutation import apply
+
+        assert spec.mutate is not None
+        mutated = apply(spec.mutate, ir, name)
+        if mutated is None:
+            return _rows(case, w, d, c, "no-site", f"{spec.mutate} has no site")
+        ir = mutated
+    vcase = copy.copy(case)
+    vcase.ir = ir
+    return oracle.check(vcase, vectorized=name, widths=[w], dims=[d], choices=[c],
+                        timeout=spec.timeout).results
+
+
+def vectorize_here(case: Any, w: int, d: int, c: str) -> tuple[str, str, str, str]:
+    """Vectorize in this process: (status, detail, module text, function name)."""
+    from vectorizer import vectorize
+
+    try:
+        r = vectorize(case.ir, kernel=case.kernel, width=w, dim=d, choices=c)
+    except ValueError as exc:
+        return ("unsupported-input", str(exc), "", "")
+    except Exception as exc:
+        return ("vectorizer-error", f"{type(exc).__name__}: {exc}", "", "")
+    if r.vectorized_name is None:
+        return ("not-vectorized", "; ".join(r.remarks)[:300], "", "")
+    return ("ok", "", r.ir, r.vectorized_name)
+
+
+def summarize_results(results: list[Any]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Status counts and the failures of one kernel, one per signature."""
+    counts = Counter(r.status for r in results)
+    seen: dict[str, dict[str, Any]] = {}
+    for r in results:
+        if r.status in FAILING:
+            sig = signature(r)
+            if sig not in seen:
+                seen[sig] = {"signature": sig, "status": r.status, "width": r.width, "dim": r.dim,
+                             "choices": r.choices, "global_size": r.global_size,
+                             "local_size": r.local_size, "detail": r.detail[:400]}
+    return dict(counts), list(seen.values())
+
+
+def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
+    """Generate and check one seed; the journal record of the result.
+
+    Never raises for a bad kernel: a generator crash is recorded as a
+    `generator-error` failure so a campaign goes on (and reports it)."""
+    spec = Spec.from_json(spec_json)
+    t0 = time.perf_counter()
+    try:
+        text = make_case(seed, spec)
+    except CampaignError:
+        raise
+    except Exception as exc:
+        if type(exc).__name__ == "Rejected":  # the Csmith bridge declined this program: not a bug
+            return {"type": "seed", "seed": seed, "n": 0, "summary": {"rejected": 1},
+                    "failures": [], "case": None, "elapsed": time.perf_counter() - t0}
+        f = {"signature": f"generator-error | {type(exc).__name__}", "status": "generator-error",
+             "detail": f"{type(exc).__name__}: {exc}"[:400]}
+        return {"type": "seed", "seed": seed, "n": 0, "summary": {"generator-error": 1},
+                "failures": [f], "case": None, "elapsed": time.perf_counter() - t0}
+    try:
+        results = check_case(text, spec)
+    except Exception as exc:  # the oracle rejected the case: a generator bug
+        f = {"signature": f"bad-case | {type(exc).__name__}", "status": "bad-case",
+             "detail": f"{type(exc).__name__}: {exc}"[:400]}
+        return {"type": "seed", "seed": seed, "n": 0, "summary": {"bad-case": 1},
+                "failures": [f], "case": text, "elapsed": time.perf_counter() - t0}
+    counts, failures = summarize_results(results)
+    return {"type": "seed", "seed": seed, "n": len(results), "summary": counts,
+            "failures": failures, "case": text if failures else None,
+            "elapsed": time.perf_counter() - t0}
+
+
+# --------------------------------------------------------------------- many seeds
+
+
+@dataclass
+class CampaignReport:
+    """What a campaign found."""
+
+    seeds: int = 0
+    configurations: int = 0
+    seconds: float = 0.0
+    summary: Counter[str] = field(default_factory=Counter)
+    failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # signature -> first + count
+    interrupted: bool = False
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """Fold one seed record in."""
+        self.seeds += 1
+        self.configurations += rec.get("n", 0)
+        self.summary.update(rec.get("summary", {}))
+        for f in rec.get("failures", []):
+            entry = self.failures.get(f["signature"])
+            if entry is None:
+                self.failures[f["signature"]] = {**f, "seed": rec["seed"], "count": 1, "seeds": [rec["seed"]]}
+            else:
+                entry["count"] += 1
+                if len(entry["seeds"]) < 20:
+                    entry["seeds"].append(rec["seed"])
+
+    @property
+    def throughput(self) -> float:
+        """Kernel-configurations (oracle results) per second."""
+        return self.configurations / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The `vecz-fuzz --json` object."""
+        return {"seeds": self.seeds, "configurations": self.configurations,
+                "seconds": round(self.seconds, 3), "throughput": round(self.throughput, 3),
+                "summary": dict(self.summary), "failures": list(self.failures.values()),
+                "interrupted": self.interrupted}
+
+    def table(self) -> str:
+        """A readable summary."""
+        lines = [f"{self.seeds} kernels, {self.configurations} kernel-configurations in "
+                 f"{self.seconds:.1f}s: {self.throughput:.2f} configurations/s"
+                 + (" (interrupted)" if self.interrupted else ""), "", "status              count"]
+        for st, n in sorted(self.summary.items(), key=lambda kv: -kv[1]):
+            lines.append(f"{st:<20}{n:>6}")
+        if self.failures:
+            lines += ["", f"{len(self.failures)} distinct failure signature(s):", "",
+                      f"{'count':>5}  {'first seed':>10}  signature"]
+            for sig, f in sorted(self.failures.items(), key=lambda kv: -kv[1]["count"]):
+                lines.append(f"{f['count']:>5}  {f['seed']:>10}  {sig}")
+        else:
+            lines += ["", "no failures"]
+        return "\n".join(lines)
+
+
+class Progress:
+    """A one-line plain-text progress bar on stderr (redrawn in place on a tty)."""
+
+    def __init__(self, total: int | None, seconds: float | None, stream: Any = None,
+                 enabled: bool = True) -> None:
+        self.total, self.seconds = total, seconds
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.t0 = time.monotonic()
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+        self._last = 0.0
+
+    def update(self, report: CampaignReport, final: bool = False) -> None:
+        """Redraw (at most ~4 times a second, every 25 seeds when not a tty)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not final and (now - self._last < 0.25 or not self.tty and report.seeds % 25):
+            return
+        self._last = now
+        el = now - self.t0
+        frac = (report.seeds / self.total if self.total else el / self.seconds if self.seconds else 0.0)
+        frac = min(1.0, frac)
+        bar = "#" * int(frac * 30)
+        fails = sum(f["count"] for f in report.failures.values())
+        line = (f"[{bar:<30}] {report.seeds}{'/' + str(self.total) if self.total else ''} kernels "
+                f"{el:.0f}s {report.configurations / el if el else 0:.1f} cfg/s failures={fails}")
+        self.stream.write(("\r" + line) if self.tty else line + "\n")
+        if final and self.tty:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+class Campaign:
+    """Runs `run_seed` over seeds, journaling each result; see the module doc."""
+
+    def __init__(self, spec: Spec, seed: int = 0, count: int | None = None,
+                 seconds: float | None = None, jobs: int = 0, scheduler: str | None = None,
+                 journal: str | os.PathLike[str] | None = None, resume: bool = False,
+                 progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+        if count is None and seconds is None:
+            raise CampaignError("a campaign needs --count or --time")
+        if spec.source in ("csmith", "mix"):
+            csmith_generator()  # fail now with a clear message, not in every seed
+        if spec.mutate is not None:
+            from .mutation import OPERATORS
+
+            if spec.mutate not in OPERATORS:
+                raise CampaignError(f"unknown mutation operator {spec.mutate!r}")
+        self.spec, self.seed, self.count, self.seconds = spec, seed, count, seconds
+        self.jobs = jobs or os.cpu_count() or 1
+        self.scheduler = scheduler
+        self.journal = Journal(journal) if journal else None
+        self.resume = resume
+        self.progress = progress
+        self.on_record = on_record  # called after each journaled record (tests inject interrupts here)
+        self.report = CampaignReport()
+
+    def _seeds(self, done: set[int]) -> Iterator[int]:
+        s = self.seed
+        left = self.count
+        while left is None or left > 0:
+            if s not in done:
+                yield s
+            if left is not None:
+                left -= 1
+            s += 1
+
+    def run(self) -> CampaignReport:
+        """Run to the end (or Ctrl-C: then the report says `interrupted`)."""
+        done: set[int] = set()
+        if self.journal is not None:
+            if self.resume:
+                for rec in self.journal.seed_records():
+                    if rec["seed"] not in done:
+                        done.add(rec["seed"])
+                        if self.count is None or self.seed <= rec["seed"] < self.seed + self.count:
+                            self.report.add(rec)
+            elif self.journal.path.exists() and self.journal.path.stat().st_size:
+                raise CampaignError(f"journal {self.journal.path} exists: pass --resume to continue it, "
+                                    "or choose another file")
+            self.journal.append({"type": "start", "spec": asdict(self.spec), "seed": self.seed,
+                                 "count": self.count, "seconds": self.seconds, "resume": self.resume})
+        prior = self.report.seconds
+        t0 = time.monotonic()
+        bar = Progress(self.count, self.seconds, enabled=self.progress)
+        deadline = t0 + self.seconds if self.seconds is not None else None
+        seeds = self._seeds(done)
+        try:
+            if self.scheduler:
+                self._run_dask(seeds, deadline, bar)
+            else:
+                self._run_local(seeds, deadline, bar)
+        except KeyboardInterrupt:
+            self.report.interrupted = True
+        finally:
+            self.report.seconds = prior + (time.monotonic() - t0)
+            bar.update(self.report, final=True)
+            if self.journal is not None:
+                if not self.report.interrupted:
+                    self.journal.append({"type": "end", "seeds": self.report.seeds,
+                                         "seconds": self.report.seconds})
+                self.journal.close()
+        return self.report
+
+    def _record(self, rec: dict[str, Any], bar: Progress) -> None:
+        if self.journal is not None:
+            self.journal.append(rec)  # on disk before anything else can go wrong
+        self.report.add(rec)
+        bar.update(self.report)
+        if self.on_record is not None:
+            self.on_record(rec)
+
+    def _run_local(self, seeds: Iterator[int], deadline: float | None, bar: Progress) -> None:
+        import oracle
+        from oracle import worker
+
+        # One oracle worker process per job: size the shared pool before first use.
+        if worker._POOL is None or worker._POOL.size < self.jobs:
+            oracle.close()
+            os.environ["VECZ_ORACLE_WORKERS"] = str(self.jobs)
+        spec_json = asdict(self.spec)
+        stop = threading.Event()
+        pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="vecz-fuzz")
+        pending: dict[Future[dict[str, Any]], int] = {}
+        try:
+            while True:
+                while len(pending) < self.jobs and (deadline is None or time.monotonic() < deadline):
+                    s = next(seeds, None)
+                    if s is None:
+                        break
+                    pending[pool.submit(_guarded, run_seed, s, spec_json, stop)] = s
+                if not pending:
+                    break
+                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    pending.pop(fut)
+                    rec = fut.result()
+                    if rec is not None:
+                        self._record(rec, bar)
+        finally:
+            # Results still running are dropped, never journaled half-done: they
+            # were interrupted, and --resume runs them again.
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            if pending:
+                oracle.close()  # kills the workers the abandoned checks are using
+
+    def _run_dask(self, seeds: Iterator[int], deadline: float | None, bar: Progress) -> None:
+        try:
+            from dask.distributed import Client, as_completed
+        except ImportError:
+            raise CampaignError("--scheduler needs Dask distributed: pip install 'vecz-py[distributed]'") from None
+        try:
+            client = Client(self.scheduler, timeout="20s")
+        except Exception as exc:
+            raise CampaignError(f"cannot reach Dask scheduler {self.scheduler}: {exc}") from None
+        try:
+            threads = sum(client.nthreads().values()) or 1
+            window = max(2, 2 * threads)
+            spec_json = asdict(self.spec)
+            ac = as_completed()
+            inflight = 0
+
+            def top_up() -> None:
+                nonlocal inflight
+                while inflight < window and (deadline is None or time.monotonic() < deadline):
+                    s = next(seeds, None)
+                    if s is None:
+                        return
+                    # pure=False: a seed re-submitted after a resume must run again.
+                    ac.add(client.submit(run_seed, s, spec_json, pure=False, key=f"vecz-seed-{s}-{time.time_ns()}"))
+                    inflight += 1
+
+            top_up()
+            for fut in ac:
+                inflight -= 1
+                try:
+                    rec = fut.result()
+                except CampaignError:
+                    raise
+                except Exception as exc:  # a Dask worker died: record it, go on
+                    rec = None
+                    print(f"vecz-fuzz: a Dask task failed: {exc}", file=sys.stderr)
+                if rec is not None:
+                    self._record(rec, bar)
+                top_up()
+        finally:
+            client.close()
+
+
+def _guarded(fn: Callable[..., dict[str, Any]], seed: int, spec_json: dict[str, Any],
+             stop: threading.Event) -> dict[str, Any] | None:
+    """Run one seed; None if the campaign stopped meanwhile (its result is unreliable:
+    its oracle worker may have been killed by the shutdown)."""
+    if stop.is_set():
+        return None
+    rec = fn(seed, spec_json)
+    return None if stop.is_set() else rec

@@ -1,0 +1,72 @@
+"""`reduce-failure CASE`: minimise a failing case and file it in `corpus/`.
+
+    reduce-failure failing.ll [--corpus DIR] [--time 300] [--mutate OP] [--peer CMD] [-o OUT]
+
+A generated case (its `origin` header names `fuzz.generate seed=N knobs=K`)
+first has its choice sequence shrunk, then any case has its IR reduced
+(fuzz.reduce). The result is written in the case format with its origin and
+the failure it reproduces; before/after sizes are printed. Exit 0 when a
+reduced case was written, 1 when the case does not fail, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="reduce-failure", description=__doc__.split("\n")[0])
+    p.add_argument("case", help="a case file (.ll with a vecz-case header) or any LLVM IR")
+    p.add_argument("--corpus", default=None, help="directory to file the reduced case in (default: corpus/)")
+    p.add_argument("-o", "--output", help="write the reduced case here instead of the corpus")
+    p.add_argument("--time", type=float, default=300.0, help="time budget in seconds (default 300)")
+    p.add_argument("--mutate", metavar="OP", help="reduce a failure of our output with this fault injected")
+    p.add_argument("--peer", metavar="CMD", help="reduce a failure of this peer vectorizer (template)")
+    p.add_argument("--peer-mux", action="store_true")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per kernel run")
+    p.add_argument("-v", "--verbose", action="store_true", help="log every accepted step on stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = build_parser().parse_args(argv)
+    from oracle import CaseError
+
+    from .campaign import CampaignError, Spec
+    from .corpus import write_case
+    from .reduce import ReduceError, reduce_case
+
+    try:
+        with open(ns.case) as f:
+            text = f.read()
+        if ns.mutate:
+            from .mutation import OPERATORS
+
+            if ns.mutate not in OPERATORS:
+                raise ValueError(f"unknown mutation operator {ns.mutate!r}; known: {', '.join(OPERATORS)}")
+        spec = Spec(peer=ns.peer, peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
+        log = (lambda s: print(s, file=sys.stderr)) if ns.verbose else (lambda s: None)
+        res = reduce_case(text, spec, seconds=ns.time, log=log)
+    except ReduceError as exc:
+        print(f"reduce-failure: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, CaseError, CampaignError, ValueError) as exc:
+        print(f"reduce-failure: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("reduce-failure: interrupted", file=sys.stderr)
+        return 130
+    if ns.output:
+        with open(ns.output, "w") as f:
+            f.write(res.text)
+        path = ns.output
+    else:
+        path = str(write_case(res.text, res.target.failure["status"], ns.corpus))
+    print(f"{res.target.signature}: {res.before} -> {res.after} instructions "
+          f"({res.checks} checks, {res.seconds:.0f}s) -> {path}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
