@@ -201,7 +201,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             variants.append(Variant(key, res[1], res[2], w_, d, _predicated(c)))
         else:
             pre[cfg] = (res[0], res[1])
-    digest = hashlib.sha1(text.encode())
+    # The kernel is part of the key: a file's kernels share its text.
+    digest = hashlib.sha1(kernel.encode() + b"\0" + text.encode())
     for v in variants:
         digest.update(f"|{v.key}:{v.function}:{v.width}:{v.dim}:{v.predicated}".encode())
         digest.update(hashlib.sha1(v.text.encode()).digest() if v.text is not text else b"=")

@@ -145,9 +145,8 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         vector_predication="VectorPredication" in request.choices,
         roscc="LinearizeBOSCC" not in request.choices,
     )
-    if converted.refusal or (converted.text is not None and not _packetizer_handles_masks()):
-        outcome.remarks.append(converted.refusal or "divergent control flow was converted, but the packetizer "
-                               "does not handle masked builtins yet")
+    if converted.refusal:
+        outcome.remarks.append(converted.refusal)
         return text, outcome
     if converted.text is not None:
         module = parse_module(converted.text)
@@ -200,13 +199,6 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if packetizer.stats.instantiated:
         outcome.remarks.append(f"instantiated {packetizer.stats.instantiated} instruction(s) per lane")
     return cleaned, outcome
-
-
-def _packetizer_handles_masks() -> bool:
-    # Set by the packetizer once it widens the masked builtins (issue 6).
-    from .transform import packetizer
-
-    return bool(getattr(packetizer, "HANDLES_MASKED_BUILTINS", False))
 
 
 def _loop_blocks(fn) -> set[int]:
