@@ -32,6 +32,7 @@ IMPLEMENTED: set[str] = {
     "TargetIndependentPacketization",
     "DivisionExceptions",
     "FullScalarization",
+    "VectorPredication",
 }
 
 ENV_VAR = "VECZ_CHOICES"

@@ -34,5 +34,5 @@ def test_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unimplemented_choices_are_reported() -> None:
-    c = parse_choices("VectorPredication")
-    assert c.unimplemented == ["VectorPredication"]
+    c = parse_choices("LinearizeBOSCC;VectorPredication")
+    assert c.unimplemented == ["LinearizeBOSCC"]
