@@ -27,6 +27,7 @@ from .analysis.stride import StrideAnalysis
 from .analysis.uniformity import UniformValueAnalysis
 from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
 from .choices import VectorizationChoices
+from .deep_recursion import call_with_deep_stack
 from .ir import parse_module, print_module
 from .ir import types as T
 from .ir.cloning import clone_function
@@ -144,7 +145,9 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         module, fn, uniform, request.dim,
         vector_predication="VectorPredication" in request.choices,
         roscc="LinearizeBOSCC" not in request.choices,
+        boscc="LinearizeBOSCC" in request.choices,
     )
+    outcome.remarks.extend(converted.remarks)
     if converted.refusal:
         outcome.remarks.append(converted.refusal)
         return text, outcome
@@ -179,7 +182,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         loop_blocks=loop_blocks,
     )
     try:
-        packetizer.run()
+        call_with_deep_stack(packetizer.run)
     except PacketizationError as exc:
         outcome.remarks.append(str(exc))
         return text, outcome

@@ -268,10 +268,13 @@ class Instruction(User):
 
 
 def _index_in(insts: list[Instruction], inst: Instruction) -> int:
-    for i, x in enumerate(insts):
-        if x is inst:
-            return i
-    raise ValueError(f"{inst!r} is not in its parent block")
+    # list.index compares by identity first, in C: every insertion and
+    # removal goes through here, and a Python loop made big kernels quadratic
+    # in practice (instructions compare by identity, so this is exact).
+    try:
+        return insts.index(inst)
+    except ValueError:
+        raise ValueError(f"{inst!r} is not in its parent block") from None
 
 
 class BinaryOperator(Instruction):
