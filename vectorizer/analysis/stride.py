@@ -16,10 +16,11 @@ and lane W-1. Address arithmetic at pointer width is modular like the
 machine's, so 64-bit indices are always fine; but a narrower index that is
 extended (explicitly, or implicitly by a GEP) is linear only if no lane
 wraps. That is known (`exact`) from `nsw` flags (overflow would be poison),
-from `nneg` flags, and from the work-item ids themselves, under the
-documented assumption that an NDRange's offset plus size fits in 31 bits.
-Anything not provably exact is divergent, and so is accessed lane by lane:
-slower, never wrong.
+from `nneg` flags, from the work-item ids themselves, and from a bound on
+each value's magnitude carried through `add`, `mul`, `shl` and `ashr` by
+constants, under the documented NDRange assumption that ids (offset plus
+size) stay below 2^30 per dimension. Anything not provably exact is
+divergent, and so is accessed lane by lane: slower, never wrong.
 """
 
 from __future__ import annotations
@@ -91,6 +92,10 @@ class OffsetInfo:
     exact: bool = True  # no signed wrap between lanes in the value's own type
     nonneg: bool = False  # every lane's value is non-negative (ids)
     small: bool = False  # every lane's value is in [0, 2^31) (ids, under the NDRange assumption)
+    # An upper bound on every lane's |value| (None: unknown): what lets
+    # `shl`/`add` without `nsw` still be known not to wrap, as in clang's
+    # `int i = get_global_id(0)`, which becomes `ashr (shl gid, 32), 32`.
+    bound: int | None = None
 
     @property
     def is_uniform(self) -> bool:
@@ -111,6 +116,12 @@ class OffsetInfo:
 
 
 UNIFORM = OffsetInfo(Pattern.UNIFORM)
+
+# The NDRange assumption: work-item ids stay below 2^30 in each dimension
+# (a billion work-items along one dimension). Only index arithmetic near
+# 2^31 -- `int i = get_global_id(0) + k` at the very top of the signed
+# range -- depends on it.
+ID_BOUND = (1 << 30) - 1
 DIVERGENT = OffsetInfo(Pattern.DIVERGENT, exact=False)
 
 
@@ -175,7 +186,7 @@ class StrideAnalysis:
     def _deps(self, v: V.Value) -> list[V.Value]:
         if self.uniform.is_uniform(v) or not isinstance(v, I.Instruction):
             return []
-        if isinstance(v, I.BinaryOperator) and v.opcode in ("add", "sub", "mul", "shl", "or"):
+        if isinstance(v, I.BinaryOperator) and v.opcode in ("add", "sub", "mul", "shl", "or", "ashr"):
             return [v.lhs, v.rhs]
         if isinstance(v, I.CastInst) and v.opcode in (
             "trunc", "sext", "zext", "bitcast", "addrspacecast"
@@ -187,13 +198,15 @@ class StrideAnalysis:
 
     def _compute(self, v: V.Value) -> OffsetInfo:
         if self.uniform.is_uniform(v):
+            if isinstance(v, V.ConstantInt):
+                return OffsetInfo(Pattern.UNIFORM, bound=abs(_signed(v)))
             return UNIFORM
         if is_varying_root(v, self.uniform.dim) and isinstance(v.type, T.IntType):
             fn = v.called_function  # type: ignore[union-attr]
             name = fn.name if fn is not None else ""
             if "linear_id" in name or "sub_group" in name:
                 return DIVERGENT
-            return OffsetInfo(Pattern.LINEAR, Stride(1), exact=True, nonneg=True, small=True)
+            return OffsetInfo(Pattern.LINEAR, Stride(1), exact=True, nonneg=True, small=True, bound=ID_BOUND)
         if isinstance(v, I.AllocaInst):
             return OffsetInfo(Pattern.LINEAR, Stride(self.alloca_lane_bytes(v)))
         if isinstance(v, I.BinaryOperator) and isinstance(v.type, T.IntType):
@@ -214,7 +227,8 @@ class StrideAnalysis:
             if s is None:
                 return DIVERGENT
             no_wrap = "nsw" in flags or op == "or"
-            return _linear(s, exact=a.exact and b.exact and no_wrap)
+            bound = None if a.bound is None or b.bound is None else a.bound + b.bound
+            return _linear(s, exact=a.exact and b.exact and no_wrap, bound=bound, width=v.type.bits)
         if op == "mul":
             if a.is_uniform:
                 lin, k = b, v.lhs
@@ -222,12 +236,23 @@ class StrideAnalysis:
                 lin, k = a, v.rhs
             else:
                 return DIVERGENT  # varying times varying
-            return _linear(lin.stride.times(k), exact=lin.exact and "nsw" in flags)
+            kb = abs(_signed(k)) if isinstance(k, V.ConstantInt) else None
+            bound = None if lin.bound is None or kb is None else lin.bound * kb
+            return _linear(lin.stride.times(k), exact=lin.exact and "nsw" in flags, bound=bound, width=v.type.bits)
         if op == "shl" and b.is_uniform and isinstance(v.rhs, V.ConstantInt):
             shift = v.rhs.value
             if shift >= v.type.bits:
                 return DIVERGENT
-            return _linear(a.stride.scaled(1 << shift), exact=a.exact and "nsw" in flags)
+            bound = None if a.bound is None else a.bound << shift
+            return _linear(a.stride.scaled(1 << shift), exact=a.exact and "nsw" in flags, bound=bound, width=v.type.bits)
+        if op == "ashr" and b.is_uniform and isinstance(v.rhs, V.ConstantInt) and a.exact:
+            # floor((x0 + l*s) / 2^k) = floor(x0 / 2^k) + l*(s / 2^k) when 2^k
+            # divides s and no lane wrapped: the stride shifts exactly.
+            shift = v.rhs.value
+            if not 0 <= shift < v.type.bits or not a.stride.is_constant or a.stride.const % (1 << shift):
+                return DIVERGENT
+            bound = None if a.bound is None else (a.bound + (1 << shift) - 1) >> shift
+            return OffsetInfo(Pattern.LINEAR, Stride(a.stride.const >> shift), exact=True, bound=bound)
         return DIVERGENT
 
     def _cast(self, v: I.CastInst) -> OffsetInfo:
@@ -239,12 +264,13 @@ class StrideAnalysis:
             return src
         if op == "trunc":
             bits = v.type.bits if isinstance(v.type, T.IntType) else 0
-            keep = src.small and bits >= 32
-            return OffsetInfo(Pattern.LINEAR, src.stride, exact=keep, nonneg=keep, small=keep)
+            keep = (src.small and bits >= 32) or (src.exact and src.bound is not None and src.bound < 1 << (bits - 1))
+            return OffsetInfo(Pattern.LINEAR, src.stride, exact=keep, nonneg=src.small and keep, small=src.small and keep,
+                              bound=src.bound if keep else None)
         if op == "sext" and src.exact:
-            return OffsetInfo(Pattern.LINEAR, src.stride, exact=True, nonneg=src.nonneg, small=src.small)
+            return OffsetInfo(Pattern.LINEAR, src.stride, exact=True, nonneg=src.nonneg, small=src.small, bound=src.bound)
         if op == "zext" and src.exact and (src.nonneg or "nneg" in v.flags):
-            return OffsetInfo(Pattern.LINEAR, src.stride, exact=True, nonneg=True, small=src.small)
+            return OffsetInfo(Pattern.LINEAR, src.stride, exact=True, nonneg=True, small=src.small, bound=src.bound)
         return DIVERGENT
 
     def _gep(self, v: I.GetElementPtrInst) -> OffsetInfo:
@@ -285,5 +311,17 @@ class StrideAnalysis:
         return OffsetInfo(Pattern.LINEAR, stride, exact=False)
 
 
-def _linear(stride: Stride, exact: bool) -> OffsetInfo:
-    return OffsetInfo(Pattern.LINEAR, stride, exact=exact)
+def _linear(stride: Stride, exact: bool, bound: int | None = None, width: int = 64) -> OffsetInfo:
+    # Values bounded inside the signed range cannot wrap, flags or not.
+    if bound is not None and bound < 1 << (width - 1):
+        exact = True
+    else:
+        bound = None
+    return OffsetInfo(Pattern.LINEAR, stride, exact=exact, bound=bound)
+
+
+def _signed(c: V.ConstantInt) -> int:
+    """The constant's value read as signed."""
+    bits = c.type.bits if isinstance(c.type, T.IntType) else 64
+    v = c.value & ((1 << bits) - 1)
+    return v - (1 << bits) if v >> (bits - 1) else v
