@@ -113,3 +113,31 @@ def test_divergence_is_measured(tools):
 
     k = generate_csmith_kernel(2)  # seed 2 diverges (measured)
     assert k.divergent and max(k.paths_per_group) >= 2
+
+
+def test_ensure_csmith_explains_what_to_run(monkeypatch):
+    from fuzz.csmith import runner
+
+    monkeypatch.setattr(runner, "_locate", lambda: None)
+    monkeypatch.setattr(runner, "_can_install", lambda: False)
+    runner.ensure_csmith.cache_clear()
+    try:
+        with pytest.raises(CsmithError, match="install-system-packages.sh"):
+            runner.ensure_csmith()
+    finally:
+        runner.ensure_csmith.cache_clear()
+
+
+def test_install_script_is_idempotent(tools):
+    import subprocess
+
+    from fuzz.csmith.runner import INSTALL_SCRIPT
+
+    if shutil.which("dpkg-query") is None or subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", "csmith", "libcsmith-dev"],
+            capture_output=True, text=True).stdout.count("install ok installed") != 2:
+        pytest.skip("csmith is not installed from Debian packages here")
+    # Installed already (the fixture saw to it): exits 0 without apt.
+    proc = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "already installed" in proc.stderr

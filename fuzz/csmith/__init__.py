@@ -8,11 +8,11 @@ compiles it with clang 22 and checks it against the plain C program.
 docs/csmith.md.
 """
 
-from .bridge import CsmithKernel, Rejected, generate_csmith_kernel
+from .bridge import CsmithKernel, Rejected, generate, generate_csmith_kernel
 from .runner import CsmithError, CsmithTools, ensure_csmith, run_csmith
 from .transform import TransformError
 
 __all__ = [
     "CsmithError", "CsmithKernel", "CsmithTools", "Rejected", "TransformError",
-    "ensure_csmith", "generate_csmith_kernel", "run_csmith",
+    "ensure_csmith", "generate", "generate_csmith_kernel", "run_csmith",
 ]

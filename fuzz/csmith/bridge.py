@@ -212,3 +212,9 @@ def generate_csmith_kernel(seed: int, *, attempts: int = 20, min_size: int = 12,
             last = str(exc)
     raise CsmithError(f"no usable Csmith program for seed {seed} in {attempts} attempts "
                       f"({dict(rejected)}); last: {last[:500]}")
+
+
+def generate(seed: int, **opts: Any) -> str:
+    """The case text for `seed`: the `fuzz.generate` shape, for campaigns
+    (`opts` as for `generate_csmith_kernel`)."""
+    return generate_csmith_kernel(seed, **opts).case_text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -66,7 +67,8 @@ def survey(seeds: range, oracle_check: bool, save: Path | None, timeout: float,
             kernel_statuses[worst] += 1
             for r in rep.results:
                 if r.status == "not-vectorized":
-                    refusals[r.detail.split(";")[0][:100]] += 1
+                    # Drop the "inlined N call(s); " preamble: the reason follows it.
+                    refusals[re.sub(r"^inlined \d+ call\(s\); ", "", r.detail)[:120]] += 1
                 elif r.status != "match":
                     failures.append({"seed": seed, "csmith_seed": k.csmith_seed, "width": r.width,
                                      "status": r.status, "detail": r.detail[:300]})
