@@ -196,6 +196,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     outcome.vectorized_name = name
     outcome.stats = {
         **packetizer.stats.as_dict(),
+        **converted.stats,
         "scalarized": scalarizer.scalarized,
         "seconds": time.perf_counter() - t0,
     }

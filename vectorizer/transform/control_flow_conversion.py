@@ -459,6 +459,7 @@ class ConversionOutcome:
     text: str | None = None
     refusal: str | None = None
     stats: dict[str, int] = field(default_factory=dict)
+    remarks: list[str] = field(default_factory=list)
 
 
 PROMOTE = ("sroa",)
@@ -472,12 +473,13 @@ def convert_control_flow(
     *,
     vector_predication: bool = False,
     roscc: bool = True,
+    boscc: bool = False,
     guard_divisions: bool = True,
 ) -> ConversionOutcome:
     """Run the control-flow passes on `function` (edited in place): Simplify
-    Infinite Loop, ROSCC, then Control Flow Conversion, then LLVM's SROA
-    on the function to promote the mask and value variables. Returns the new
-    module text, or a refusal."""
+    Infinite Loop, BOSCC (when `boscc`) or else ROSCC, then Control Flow
+    Conversion, then LLVM's SROA on the function to promote the mask and
+    value variables. Returns the new module text, or a refusal."""
     from .. import llvm_bridge
     from ..analysis.divergence import DivergenceAnalysis
     from ..ir import print_module
@@ -490,7 +492,23 @@ def convert_control_flow(
     if not da.has_divergence and not vector_predication:
         return ConversionOutcome()  # (a loop given an exit was edited in place)
     stats: dict[str, int] = {}
-    if roscc and not vector_predication:
+    remarks: list[str] = []
+    if boscc:
+        from ..analysis.uniformity import UniformValueAnalysis
+        from .boscc import apply_boscc
+
+        bo = apply_boscc(
+            function, module, dim,
+            entry_mask=entry_mask_builder(module, dim) if vector_predication else None,
+        )
+        remarks.extend(bo.remarks)
+        if bo.regions:
+            stats["boscc_regions"] = bo.regions
+            stats["boscc_cloned"] = bo.cloned
+            # The copies are new values: both analyses start afresh.
+            uniform = UniformValueAnalysis(function, dim)
+            da = DivergenceAnalysis(function, uniform, partial_entry=vector_predication)
+    elif roscc and not vector_predication:
         n = apply_roscc(function, module, da)
         if n:
             stats["roscc"] = n
@@ -500,10 +518,10 @@ def convert_control_flow(
     try:
         cfc.run()
     except ConversionError as exc:
-        return ConversionOutcome(refusal=f"control-flow conversion: {exc}")
+        return ConversionOutcome(refusal=f"control-flow conversion: {exc}", remarks=remarks)
     stats.update(cfc.stats)
     try:
         text = llvm_bridge.run_function_passes(print_module(module), function.name, PROMOTE)
     except llvm_bridge.IRError as exc:  # a defect of ours: refuse rather than fail the caller
         return ConversionOutcome(refusal=f"control-flow conversion produced invalid IR (vectorizer bug): {exc}")
-    return ConversionOutcome(text=text, stats=stats)
+    return ConversionOutcome(text=text, stats=stats, remarks=remarks)
