@@ -19,7 +19,7 @@ from typing import Any
 from . import worker as W
 from .case import ArgSpec, Case, CaseError, NDRange, parse_case, parse_ndrange
 from .compare import compare
-from .jit import Variant
+from .jit import REVERSED, Variant
 
 STATUSES = (
     "match", "mismatch", "not-vectorized", "vectorizer-error", "vector-fault",
@@ -266,6 +266,16 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             for cfg in all_cfgs:
                 emit(cfg, nd, "scalar-fault", detail)
             continue
+        # Work-items are unordered: a kernel whose result changes when they
+        # run in the opposite order has a data race, and no vectorizer can be
+        # blamed for what it then computes.
+        rres = sess.run(pk, pv, REVERSED, args, nd, seed)
+        if not isinstance(rres, W.Failure) and rres[0] == "ok":
+            race = compare(args, sres[1], rres[1], nd, 1, 0)
+            if race:
+                for cfg in all_cfgs:
+                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order (a data race): " + race)
+                continue
         if scalar_only:
             emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
             continue

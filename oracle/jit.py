@@ -67,6 +67,10 @@ class Variant:
     predicated: bool
 
 
+# The driver key of the scalar kernel run in reverse work-item order.
+REVERSED = "reversed"
+
+
 @dataclass
 class Program:
     """A compiled kernel module; drivers are called with (args blob, cfg)."""
@@ -210,7 +214,10 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         pb.getModulePassManager().run(main, pb)
     engine = llvm.create_mcjit_compiler(main, tm)
     engine.finalize_object()
-    drivers = {"": engine.get_function_address("__oracle_run_scalar")}
+    drivers = {
+        "": engine.get_function_address("__oracle_run_scalar"),
+        REVERSED: engine.get_function_address("__oracle_run_scalar_reversed"),
+    }
     for key, dname in keys.items():
         drivers[key] = engine.get_function_address(dname)
     return Program(engine, drivers, errors, time.perf_counter() - t0)

@@ -483,9 +483,12 @@ def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
     return [f"  call {sig.ret} @{fn}({args})"]
 
 
-def driver(name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None) -> str:
+def driver(
+    name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None, reverse: bool = False,
+) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
-    `(vector function, width, dim, predicated)`."""
+    `(vector function, width, dim, predicated)`. `reverse` runs the scalar
+    work-items and groups in the opposite order (the race check)."""
     lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
     for v in ("g0", "g1", "g2", "l0", "l1", "l2", "k"):
         lines.append(f"  %{v}.slot = alloca i64, align 8")
@@ -514,13 +517,22 @@ def driver(name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool
         "  %kbytes = load i64, ptr %kbp, align 8",
         "  call void @llvm.memset.p0.i64(ptr %kptr, i8 0, i64 %kbytes, i1 false)",
     ]
+    def index(var: str, bound: str) -> tuple[list[str], str]:
+        # Counter `var` read forwards, or backwards (bound - 1 - var).
+        if not reverse:
+            return [], f"%{var}"
+        return [f"  %{var}.m = sub i64 {bound}, 1", f"  %{var}.r = sub i64 %{var}.m, %{var}"], f"%{var}.r"
+
     if vector is None:
+        i0, v0 = index("l0", "%c0")
         l0loop: list[str] = []
-        _loop(l0loop, "l0", "%c0", _set_state(0, "%l0") + _call_kernel(kernel, sig, "s"))
+        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + _call_kernel(kernel, sig, "s"))
+        i1, v1 = index("l1", "%c1")
         l1loop: list[str] = []
-        _loop(l1loop, "l1", "%c1", _set_state(1, "%l1") + l0loop)
+        _loop(l1loop, "l1", "%c1", i1 + _set_state(1, v1) + l0loop)
+        i2, v2 = index("l2", "%c2")
         items: list[str] = []
-        _loop(items, "l2", "%c2", _set_state(2, "%l2") + l1loop)
+        _loop(items, "l2", "%c2", i2 + _set_state(2, v2) + l1loop)
     else:
         vfn, width, dim, pred = vector
         others = [d for d in range(3) if d != dim]
@@ -574,12 +586,15 @@ def driver(name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool
     group: list[str] = []
     _loop(group, "k", "%nloc", reset)
     group += items
+    j0, w0 = index("g0", "%c3")
     gl1: list[str] = []
-    _loop(gl1, "g0", "%c3", _set_state(3, "%g0") + group)
+    _loop(gl1, "g0", "%c3", j0 + _set_state(3, w0) + group)
+    j1, w1 = index("g1", "%c4")
     gl2: list[str] = []
-    _loop(gl2, "g1", "%c4", _set_state(4, "%g1") + gl1)
+    _loop(gl2, "g1", "%c4", j1 + _set_state(4, w1) + gl1)
+    j2, w2 = index("g2", "%c5")
     body: list[str] = []
-    _loop(body, "g2", "%c5", _set_state(5, "%g2") + gl2)
+    _loop(body, "g2", "%c5", j2 + _set_state(5, w2) + gl2)
     lines += body
     lines += ["  ret void", "}"]
     return "\n".join(lines)
@@ -605,7 +620,10 @@ def runtime_module(
             em.defs.append(d)
     em.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
     kdecl = [f"declare {kernel_sig.ret} @{kernel}({', '.join(kernel_sig.params)})"]
-    drivers = [driver("__oracle_run_scalar", kernel, kernel_sig, None)]
+    drivers = [
+        driver("__oracle_run_scalar", kernel, kernel_sig, None),
+        driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True),
+    ]
     for dname, vfn, w, dim, pred in variants:
         if vfn != kernel:
             kdecl.append(f"declare {kernel_sig.ret} @{vfn}({', '.join(kernel_sig.params)})")

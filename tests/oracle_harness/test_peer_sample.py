@@ -32,4 +32,8 @@ def test_peer_kernel_runs_scalar(path: Path) -> None:
     text = path.read_text(errors="replace")
     rep = oracle.check_scalar(text)
     assert rep.results
-    assert not [r for r in rep.results if r.status == "scalar-fault"], rep.results
+    # Lit kernels written to show IR patterns may race (two work-items
+    # writing one element): the oracle's reversed-order run reports that as
+    # the input's fault. What must not happen is a crash or hang.
+    faults = [r for r in rep.results if r.status == "scalar-fault" and "data race" not in r.detail]
+    assert not faults, rep.results
