@@ -178,8 +178,10 @@ def _wrapper_name(inst: I.Instruction) -> str:
         sig = "".join(_mangle_any(a.type) for a in inst.args)
         base = re.sub(r"[^A-Za-z0-9_.$]", "_", fn.name)
         extra = ""
-        if inst.calling_conv or inst.attributes or any(inst.arg_attributes) or inst.return_attributes:
+        baked = _baked(inst)
+        if inst.calling_conv or inst.attributes or any(inst.arg_attributes) or inst.return_attributes or baked:
             key = f"{inst.calling_conv}|{inst.attributes}|{inst.arg_attributes}|{inst.return_attributes}"
+            key += "|" + ";".join(f"{i}={inst.args[i]}" for i in baked)
             extra = "_" + hashlib.sha1(key.encode()).hexdigest()[:6]
         return f"{WRAPPER_PREFIX}{base}_{sig}{extra}"
     if isinstance(inst, I.AtomicRMWInst):
@@ -213,11 +215,25 @@ def _addrspace(p: V.Value) -> int:
     return ty.addrspace if isinstance(ty, T.PointerType) else 0
 
 
+def _baked(inst: I.Instruction) -> list[int]:
+    """Argument positions kept as constants inside the wrapper rather than
+    passed in: an intrinsic's constant arguments, some of which LLVM requires
+    to be immediates (`immarg`, like memset's volatile flag)."""
+    if not isinstance(inst, I.CallInst):
+        return []
+    fn = inst.called_function
+    if fn is None or not fn.name.startswith("llvm."):
+        return []
+    return [i for i, a in enumerate(inst.args) if isinstance(a, V.Constant)]
+
+
 def wrapped_operands(inst: I.Instruction) -> list[V.Value]:
     """The operands a masked wrapper of `inst` takes before the mask (call
-    arguments for a call; the instruction's operands otherwise)."""
+    arguments for a call, less an intrinsic's constants; the instruction's
+    operands otherwise)."""
     if isinstance(inst, I.CallInst):
-        return list(inst.args)
+        baked = set(_baked(inst))
+        return [a for i, a in enumerate(inst.args) if i not in baked]
     return list(inst.operands)
 
 
@@ -243,8 +259,10 @@ def masked_wrapper_fn(module: V.Module, inst: I.Instruction) -> V.Function:
         new = inst.clone()
         new.metadata = []
         if isinstance(inst, I.CallInst):
-            for i in range(len(ops)):
-                new.set_operand(i, fn_args[i])
+            baked = set(_baked(inst))
+            passed = [i for i in range(len(inst.args)) if i not in baked]
+            for k, i in enumerate(passed):
+                new.set_operand(i, fn_args[k])
         else:
             for i in range(len(ops)):
                 new.set_operand(i, fn_args[i])
