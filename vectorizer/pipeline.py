@@ -28,8 +28,8 @@ from .analysis.uniformity import UniformValueAnalysis
 from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
 from .choices import VectorizationChoices
 from .deep_recursion import call_with_deep_stack
-from .ir import parse_module, print_module
 from .ir import instructions as I
+from .ir import parse_module, print_module
 from .ir import types as T
 from .ir.cloning import clone_function
 from .target import TargetInfo, host_target
