@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,7 +132,10 @@ def run_csmith(seed: int, options: list[str] | None = None, timeout: float = 30.
     tools = ensure_csmith()
     cmd = [tools.binary, "--seed", str(seed), *(options if options is not None else csmith_options())]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        # Csmith writes platform.info into its working directory: keep it
+        # out of the user's.
+        with tempfile.TemporaryDirectory(prefix="vecz-csmith-") as scratch:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=scratch)
     except subprocess.TimeoutExpired:
         raise CsmithError(f"csmith --seed {seed} took more than {timeout:g} s") from None
     except OSError as exc:
