@@ -59,6 +59,8 @@ def has_side_effects(inst: I.Instruction) -> bool:
     if isinstance(inst, I.LoadInst):
         return bool(inst.volatile or inst.ordering)
     if isinstance(inst, I.CallInst):
+        if _is_any_all(inst):
+            return False  # a lane reduction (BOSCC's tests): reads its operand only
         fn = inst.called_function
         name = fn.name if fn is not None else None
         kind = classify(name).kind
