@@ -95,9 +95,18 @@ def csmith_generator() -> Callable[[int], str]:
         raise CampaignError("--source csmith needs fuzz.csmith.generate_csmith_kernel, "
                             "which does not exist yet")
 
+    ensure = getattr(csmith, "ensure_csmith", None)
+    if ensure is not None:
+        try:
+            ensure()
+        except Exception as exc:
+            raise CampaignError(f"--source csmith: Csmith is not available: {exc}") from None
+
     def text_of(seed: int) -> str:
         out = gen(seed)
-        return out if isinstance(out, str) else out.text
+        if isinstance(out, str):
+            return out
+        return getattr(out, "case_text", None) or out.text
 
     return text_of
 
@@ -212,7 +221,7 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
     except CampaignError:
         raise
     except Exception as exc:
-        if type(exc).__name__ == "Rejected":  # the Csmith bridge declined this program: not a bug
+        if type(exc).__name__ in ("Rejected", "CsmithError"):  # no usable Csmith program: not a bug
             return {"type": "seed", "seed": seed, "n": 0, "summary": {"rejected": 1},
                     "failures": [], "case": None, "elapsed": time.perf_counter() - t0}
         f = {"signature": f"generator-error | {type(exc).__name__}", "status": "generator-error",
