@@ -70,7 +70,8 @@ def _locate() -> CsmithTools | None:
     if binary is None or inc is None:
         return None
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
+        with tempfile.TemporaryDirectory(prefix="vecz-csmith-") as scratch:  # platform.info
+            out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, cwd=scratch)
         version = (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else "?"
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise CsmithError(f"cannot run {binary}: {exc}") from None
