@@ -261,7 +261,8 @@ def apply_boscc(
     while out.regions < MAX_REGIONS:
         da = DivergenceAnalysis(function, UniformValueAnalysis(function, dim), partial_entry=entry_mask is not None)
         for lp in da.divergent_loops:
-            if id(lp.header) not in remarked_loops and not any(lp.header in r for r in da.regions.values()):
+            outer = any(lp.header in r and not lp.contains(d) for d, r in da.regions.items())
+            if id(lp.header) not in remarked_loops and not outer:
                 remarked_loops.add(id(lp.header))
                 out.remarks.append(
                     f"BOSCC: divergent loop '{_name(lp.header)}' is linearized without a uniform version"
