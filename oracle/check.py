@@ -274,7 +274,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             race = compare(args, sres[1], rres[1], nd, 1, 0)
             if race:
                 for cfg in all_cfgs:
-                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order (a data race): " + race)
+                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order (a data race)"
+                         " or on private addresses: " + race)
                 continue
         if scalar_only:
             emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")

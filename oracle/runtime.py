@@ -488,8 +488,13 @@ def driver(
 ) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
     `(vector function, width, dim, predicated)`. `reverse` runs the scalar
-    work-items and groups in the opposite order (the race check)."""
+    work-items and groups in the opposite order, on a shifted stack (the
+    check that the result depends on nothing but the work-items' inputs)."""
     lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
+    if reverse:
+        # Move the kernel's stack frame too: a kernel that writes the address
+        # of a private variable then gives other bytes, and is caught.
+        lines += ["  %pad = alloca [4160 x i8], align 64", "  store volatile i8 0, ptr %pad, align 64"]
     for v in ("g0", "g1", "g2", "l0", "l1", "l2", "k"):
         lines.append(f"  %{v}.slot = alloca i64, align 8")
     for i, t in enumerate(sig.params):

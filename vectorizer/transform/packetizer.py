@@ -372,8 +372,18 @@ class Packetizer:
                 self._widened_allocas.add(id(inst))
 
     def _alignment(self, align: int | None, ty: T.Type, stride: int | None) -> int:
+        """The alignment to claim for a vector or per-lane access whose lanes
+        are `stride` bytes apart (None: contiguous, the element's size).
+
+        The scalar access promised `align` on every lane's address; lanes a
+        stride apart cannot all have more than the stride's alignment, so a
+        bigger promise was already broken by the input. Claiming no more than
+        the lanes can have costs nothing and keeps such input from faulting.
+        """
         a = align or self.layout.abi_align(ty)
-        if stride is not None and stride != 0:
+        if stride is None:
+            stride = self.layout.alloc_size(ty)
+        if stride != 0:
             a = min(a, stride & -stride)
         return max(1, a)
 
