@@ -36,6 +36,7 @@ from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
 from .transform.control_flow_conversion import convert_control_flow
 from .transform.packetizer import PacketizationError, Packetizer
+from .transform.remove_intptr import remove_intptr
 from .transform.scalarizer import Scalarizer
 
 # LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
@@ -152,6 +153,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     module = parse_module(prepared)
     fn = module.get_function(temp_name)
     layout = DataLayout.parse(_datalayout_of(prepared))
+    remove_intptr(fn, layout.pointer_size(0) * 8)
     uniform = UniformValueAnalysis(fn, request.dim)
     reasons = refusals_after_analysis(fn, uniform)
     if reasons:
