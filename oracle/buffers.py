@@ -17,6 +17,13 @@ import numpy as np
 from .case import ELEM_DTYPES, ELEM_SIZES, ArgSpec
 
 PAGE = mmap.PAGESIZE
+# Bytes between a buffer's end and its trailing guard page. LLVM's -O0 x86
+# code may fold a 4-byte load into a 16-byte memory operand (vblendvps), a
+# harmless over-read that would fault on a guard page right at the end. The
+# slack is filled with CANARY before each run and checked after it, so a
+# write past the end is still caught.
+SLACK = 16
+CANARY = 0xA5
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 _PROT_NONE = 0
@@ -33,7 +40,7 @@ class GuardedBuffer:
         align = 1
         while align < lanes * ELEM_SIZES[base] and align < 64:
             align *= 2
-        data_pages = max(1, -(-(nbytes + align) // PAGE))
+        data_pages = max(1, -(-(nbytes + SLACK + align) // PAGE))
         self._map = mmap.mmap(-1, (data_pages + 2) * PAGE)
         base_addr = ctypes.addressof(ctypes.c_char.from_buffer(self._map))
         self._base = base_addr
@@ -41,12 +48,21 @@ class GuardedBuffer:
             if _libc.mprotect(base_addr + off, PAGE, _PROT_NONE) != 0:
                 raise OSError(ctypes.get_errno(), "mprotect failed")
         end = (data_pages + 1) * PAGE
-        start = (end - nbytes) // align * align
+        start = (end - nbytes - SLACK) // align * align
         self.offset = start
         self.array = np.frombuffer(
             self._map, dtype=self.dtype, count=spec.count * lanes, offset=start
         )
         self.address = base_addr + start
+        self.tail = np.frombuffer(self._map, dtype=np.uint8, count=SLACK, offset=start + nbytes)
+
+    def arm(self) -> None:
+        """Fill the slack past the end with the canary (before a run)."""
+        self.tail[...] = CANARY
+
+    def overrun(self) -> bool:
+        """Did the run write past the end (into the slack)?"""
+        return bool((self.tail != CANARY).any())
 
     def close(self) -> None:
         """Release the mapping (the array must not be used afterwards)."""

@@ -262,7 +262,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         pk, pv = prog_for("")
         sres = sess.run(pk, pv, "", args, nd, seed)
         if isinstance(sres, W.Failure) or sres[0] != "ok":
-            detail = f"scalar run {sres.kind}: {sres.detail}" if isinstance(sres, W.Failure) else f"scalar run: {sres}"
+            detail = f"scalar run {sres.kind}: {sres.detail}" if isinstance(sres, W.Failure) else f"scalar run: {sres[1]}"
             for cfg in all_cfgs:
                 emit(cfg, nd, "scalar-fault", detail)
             continue
@@ -293,6 +293,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vres = sess.run(pk, pv, vkey, args, nd, seed)
             if isinstance(vres, W.Failure):
                 emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
+            elif vres[0] == "overrun":
+                emit(cfg, nd, "vector-fault", vres[1])
             elif vres[0] != "ok":
                 emit(cfg, nd, "vectorizer-error", f"vector run: {vres}")
             else:

@@ -92,6 +92,7 @@ class Executor:
                 ctypes.memmove(ctypes.addressof(blob) + 64 * i, raw, len(raw))
                 continue
             b.array[...] = init
+            b.arm()
             ctypes.memmove(ctypes.addressof(blob) + 64 * i, struct.pack("<Q", b.address), 8)
             if a.kind == "local":
                 locals_.append((b.address, a.nbytes))
@@ -109,6 +110,9 @@ class Executor:
         prog.run(variant, ctypes.addressof(blob), ctypes.addressof(cfg))
         dt = time.perf_counter() - t0
         out = [b.array.tobytes() if a.kind == "buf" else None for a, b in zip(layout, bufs, strict=False)]
+        overruns = [i for i, (a, b) in enumerate(zip(layout, bufs, strict=False)) if a.kind == "buf" and b.overrun()]
+        if overruns:
+            return ("overrun", f"wrote past the end of buffer(s) {', '.join(map(str, overruns))}")
         return ("ok", out, dt)
 
 

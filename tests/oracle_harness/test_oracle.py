@@ -162,8 +162,13 @@ def test_cli_json_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_guard_pages_place_buffer_end_at_guard() -> None:
-    from oracle.buffers import PAGE, GuardedBuffer
+    from oracle.buffers import PAGE, SLACK, GuardedBuffer
 
     b = GuardedBuffer(ArgSpec("buf", "i32", 100))
-    assert (b.address + 400) % PAGE == 0
+    # The end is SLACK canary bytes before the guard page.
+    assert (b.address + 400 + SLACK) % PAGE == 0
     assert np.all(b.array == b.array)  # readable
+    b.arm()
+    assert not b.overrun()
+    b.tail[3] = 0
+    assert b.overrun()  # a write past the end is seen
