@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from . import llvm_bridge
 from .analysis.data_layout import DataLayout
 from .analysis.instantiation import InstantiationAnalysis
+from .analysis.packetization import PacketizationAnalysis
 from .analysis.stride import StrideAnalysis
 from .analysis.uniformity import UniformValueAnalysis
 from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
 from .choices import VectorizationChoices
 from .deep_recursion import call_with_deep_stack
-from .ir import instructions as I
 from .ir import parse_module, print_module
 from .ir import types as T
 from .ir.cloning import clone_function
@@ -91,34 +91,31 @@ def _datalayout_of(text: str) -> str | None:
     return None
 
 
-def automatic_width(fn, uniform: UniformValueAnalysis, target: TargetInfo, layout: DataLayout) -> int:
-    """SIMD Width Analysis: two registers' worth of the widest varying data type.
+def automatic_width(
+    packets: PacketizationAnalysis, uniform: UniformValueAnalysis, target: TargetInfo, layout: DataLayout
+) -> int:
+    """SIMD Width Analysis: two registers' worth of the widest type that will
+    be packetized.
 
-    Data means values loaded, stored or computed on, not addresses: an i64
-    work-item id feeding only address arithmetic would otherwise halve the
-    width of a float kernel. Two registers per packet give the out-of-order
-    core independent work (the benchmark's float kernels run fastest so).
+    Only values that will become packets count (Packetization Analysis): an
+    i64 work-item id feeding contiguous addresses stays scalar and would
+    otherwise halve the width of a float kernel. Two registers per packet
+    give the out-of-order core independent work (the benchmark's float
+    kernels run fastest so).
     """
-    widest = 0
-    fallback = 0
-    for v in uniform.varying_values:
-        ty = v.type
-        if not isinstance(ty, (T.IntType, T.FloatType)) or (isinstance(ty, T.IntType) and ty.bits == 1):
-            continue
-        bits = ty.bits if isinstance(ty, T.IntType) else layout.store_size(ty) * 8
-        fallback = max(fallback, bits)
-        if _is_data(v):
-            widest = max(widest, bits)
-    widest = widest or fallback or 32
-    return max(1, min(16, 2 * target.lanes_for(widest)))
 
+    def widest(values) -> int:
+        bits = 0
+        for v in values:
+            ty = v.type
+            if isinstance(ty, T.IntType) and ty.bits > 1:
+                bits = max(bits, ty.bits)
+            elif isinstance(ty, T.FloatType):
+                bits = max(bits, layout.store_size(ty) * 8)
+        return bits
 
-def _is_data(v) -> bool:
-    """Is `v` data rather than address arithmetic: a float, a loaded value or
-    a stored one?"""
-    if isinstance(v.type, T.FloatType) or isinstance(v, I.LoadInst):
-        return True
-    return any(isinstance(u, I.StoreInst) and u.value is v for u in v.users)
+    bits = widest(packets.values) or widest(uniform.varying_values) or 32
+    return max(1, min(16, 2 * target.lanes_for(bits)))
 
 
 def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | None = None) -> tuple[str, KernelOutcome]:
@@ -174,16 +171,6 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         module = parse_module(converted.text)
         fn = module.get_function(temp_name)
         uniform = UniformValueAnalysis(fn, request.dim)
-    width = request.width
-    if width is None:
-        width = automatic_width(fn, uniform, target, layout)
-    outcome.width = width
-    name = vectorized_name(request.kernel, width)
-    if module.get_function(name) is not None:
-        outcome.remarks.append(f"'{name}' already exists in the module")
-        return text, outcome
-    fn.name = name
-
     scalarizer = Scalarizer(fn, module, uniform, layout, full="FullScalarization" in request.choices)
     if scalarizer.run():
         uniform = UniformValueAnalysis(fn, request.dim)  # the split values are new
@@ -194,6 +181,15 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         instantiate_calls_in_loops="InstantiateCallsInLoops" in request.choices,
         loop_blocks=loop_blocks,
     )
+    width = request.width
+    if width is None:
+        width = automatic_width(PacketizationAnalysis(fn, uniform, stride, inst), uniform, target, layout)
+    outcome.width = width
+    name = vectorized_name(request.kernel, width)
+    if module.get_function(name) is not None:
+        outcome.remarks.append(f"'{name}' already exists in the module")
+        return text, outcome
+    fn.name = name
     packetizer = Packetizer(
         fn, module, width, uniform, stride, layout, inst,
         packetize_uniform="PacketizeUniform" in request.choices,
