@@ -122,6 +122,9 @@ def masked_load_fn(module: V.Module, ty: T.Type, align: int, addrspace: int = 0)
         return fn
     pty = T.PointerType(addrspace)
     fn = _new_internal(module, name, T.FunctionType(ty, (pty, T.i1)), ["p", "m"])
+    # Only reads through its pointer: a call nobody uses can be deleted, so
+    # the scalar lane-0 copy the packetizer leaves behind goes away.
+    fn.attributes = "nounwind willreturn memory(argmem: read)"
     entry = fn.add_block("entry")
     do = fn.add_block("do")
     done = fn.add_block("done")
