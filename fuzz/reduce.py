@@ -230,9 +230,13 @@ def reduce_ir_text(text: str, target: Target, test: _Oracle, log: Callable[[str]
             restart = True
             while restart and not test.expired:
                 restart = False
+                size = (count_instructions(best.ir), len(best.ir))
                 for desc, ir in candidates(best.ir, kernel, p):
                     if test.expired:
                         break
+                    # Strictly smaller only (instructions, then text): the reduction terminates.
+                    if (count_instructions(ir), len(ir)) >= size:
+                        continue
                     cand = copy.copy(best)
                     cand.ir = ir
                     if test(cand.text()):

@@ -13,6 +13,7 @@ it is offered. Edits, coarsest first:
   ddmin style), uses replaced by zero;
 - `delete-inst`: one instruction at a time, last first (uses of a late value
   are fewer);
+- `use-operand`: a value replaced by one of its operands of the same type;
 - `narrow-const`: an integer constant operand replaced by 0 or 1, a float by 0;
 - `drop-function`: an internal helper whose calls are all gone.
 
@@ -183,6 +184,22 @@ def _edits_single(mod: Module) -> Iterator[tuple[str, Edit]]:
         yield (f"delete-inst {loc}", lambda m, loc=loc: _delete(_at(m, loc)))
 
 
+def _edits_operand(mod: Module) -> Iterator[tuple[str, Edit]]:
+    """Replace a value by one of its operands of the same type (`x | y` -> `y`)."""
+    for loc in reversed(_instructions(mod)):
+        inst = _at(mod, loc)
+        if not inst.uses or isinstance(inst, PhiNode):
+            continue
+        for oi, op in enumerate(inst.operands):
+            if op.type == inst.type and not isinstance(op, Function):
+                def edit(m: Module, loc: tuple[int, int, int] = loc, oi: int = oi) -> bool:
+                    i = _at(m, loc)
+                    i.replace_all_uses_with(i.operands[oi])
+                    i.erase_from_parent()
+                    return True
+                yield (f"use-operand {loc}:{oi}", edit)
+
+
 def _edits_consts(mod: Module) -> Iterator[tuple[str, Edit]]:
     for loc in _instructions(mod):
         inst = _at(mod, loc)
@@ -220,7 +237,7 @@ def _edits_functions(mod: Module, keep: str) -> Iterator[tuple[str, Edit]]:
 
 
 PASSES: tuple[str, ...] = ("llvm-cleanup", "fold-branch", "delete-chunk", "delete-inst",
-                           "narrow-const", "drop-function")
+                           "use-operand", "narrow-const", "drop-function")
 
 
 def candidates(ir: str, kernel: str, pass_name: str) -> Iterator[tuple[str, str]]:
@@ -241,7 +258,7 @@ def candidates(ir: str, kernel: str, pass_name: str) -> Iterator[tuple[str, str]
         return
     makers = {
         "fold-branch": _edits_fold, "delete-chunk": _edits_chunks, "delete-inst": _edits_single,
-        "narrow-const": _edits_consts,
+        "narrow-const": _edits_consts, "use-operand": _edits_operand,
         "drop-function": lambda m: _edits_functions(m, kernel),
     }
     base = parse_module(ir)
