@@ -36,6 +36,8 @@ CHOICE_SETS = (
     "DivisionExceptions;PacketizeUniform",
     "FullScalarization;InstantiateCallsInLoops",
     "PacketizeUniformInLoops;VectorPredication",
+    "LinearizeBOSCC",
+    "LinearizeBOSCC;DivisionExceptions;VectorPredication",
 )
 
 

@@ -33,6 +33,7 @@ IMPLEMENTED: set[str] = {
     "DivisionExceptions",
     "FullScalarization",
     "VectorPredication",
+    "LinearizeBOSCC",
 }
 
 ENV_VAR = "VECZ_CHOICES"
