@@ -35,6 +35,7 @@ from .ir.cloning import clone_function
 from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
 from .transform.control_flow_conversion import convert_control_flow
+from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.remove_intptr import remove_intptr
 from .transform.scalarizer import Scalarizer
@@ -190,6 +191,11 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         outcome.remarks.append(f"'{name}' already exists in the module")
         return text, outcome
     fn.name = name
+    interleaved = interleave_private_arrays(fn, uniform, layout, width)
+    if interleaved:
+        # The rescaled element addresses are new instructions: analyse again.
+        uniform = UniformValueAnalysis(fn, request.dim)
+        stride = StrideAnalysis(uniform, layout, interleaved)
     packetizer = Packetizer(
         fn, module, width, uniform, stride, layout, inst,
         packetize_uniform="PacketizeUniform" in request.choices,
@@ -213,6 +219,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         **packetizer.stats.as_dict(),
         **converted.stats,
         "scalarized": scalarizer.scalarized,
+        "interleaved_arrays": len(interleaved),
         "seconds": time.perf_counter() - t0,
     }
     if packetizer.stats.instantiated:

@@ -142,14 +142,19 @@ def varying_alloca_lane_bytes(alloca: I.AllocaInst, layout: DataLayout) -> int:
 class StrideAnalysis:
     """Offset information for the values of one function."""
 
-    def __init__(self, uniform: UniformValueAnalysis, layout: DataLayout) -> None:
+    def __init__(
+        self, uniform: UniformValueAnalysis, layout: DataLayout, interleaved: dict[int, int] | None = None
+    ) -> None:
         self.uniform = uniform
         self.layout = layout
         self._memo: dict[int, OffsetInfo] = {}
-        # Measured now: the packetizer widens these allocas in place, after
-        # which their type is W copies, not one.
+        # Private arrays already laid out element by element across lanes
+        # (id -> element size): their lanes are one element apart.
+        self.interleaved: dict[int, int] = dict(interleaved or {})
+        # Measured now: the packetizer widens the other allocas in place,
+        # after which their type is W copies, not one.
         self._lane_bytes: dict[int, int] = {
-            id(a): varying_alloca_lane_bytes(a, layout)
+            id(a): self.interleaved.get(id(a)) or varying_alloca_lane_bytes(a, layout)
             for a in uniform.varying_values
             if isinstance(a, I.AllocaInst)
         }

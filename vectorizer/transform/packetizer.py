@@ -362,6 +362,8 @@ class Packetizer:
         """
         for inst in list(self.function.instructions()):
             if isinstance(inst, I.AllocaInst) and self.uniform.is_varying(inst):
+                if id(inst) in self.stride.interleaved:
+                    continue  # already one element per lane, side by side
                 lane_bytes = self.stride.alloca_lane_bytes(inst)
                 total = T.ArrayType(T.IntType(8), lane_bytes * self.width)
                 align = inst.align or self.layout.abi_align(inst.allocated_type)
