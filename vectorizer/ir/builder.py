@@ -406,3 +406,26 @@ class Builder:
         if isinstance(indices, int):
             indices = [indices]
         return self.insert(I.InsertValueInst(agg, v, indices), name)  # type: ignore[return-value]
+
+
+def builder_after(value: Value, function: Function) -> Builder:
+    """A builder inserting right after `value`'s definition: after the phis
+    for a phi, and for an argument or constant at the top of the entry block,
+    after its allocas (so they stay together)."""
+    b = Builder()
+    if isinstance(value, I.PhiNode):
+        b.position_before(value.parent.first_non_phi)
+    elif isinstance(value, I.Instruction):
+        b.position_after(value)
+    else:
+        entry = function.entry
+        b.position_before(entry.first_non_phi)
+        last_alloca = None
+        for inst in entry.instructions:
+            if isinstance(inst, I.AllocaInst):
+                last_alloca = inst
+            elif not isinstance(inst, I.PhiNode):
+                break
+        if last_alloca is not None:
+            b.position_after(last_alloca)
+    return b

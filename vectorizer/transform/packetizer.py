@@ -33,12 +33,12 @@ from ..analysis.instantiation import InstantiationAnalysis
 from ..analysis.stride import Pattern, Stride, StrideAnalysis
 from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
 from ..builtins import BuiltinKind, classify
-from ..builtins.masked import MaskedCall, classify_masked_call
+from ..builtins.masked import MaskedBuiltinError, MaskedCall, classify_masked_call, type_suffix
 from ..builtins.math import appended_operands, widen_intrinsic_name
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
-from ..ir.builder import Builder
+from ..ir.builder import Builder, builder_after
 
 
 class PacketizationError(Exception):
@@ -148,24 +148,7 @@ class Packetizer:
 
     def _builder_after(self, value: V.Value) -> Builder:
         """A builder inserting right after `value`'s definition (after the phis for a phi)."""
-        b = Builder()
-        if isinstance(value, I.PhiNode):
-            b.position_before(value.parent.first_non_phi)
-        elif isinstance(value, I.Instruction):
-            b.position_after(value)
-        else:
-            b.position_before(self.function.entry.first_non_phi)
-            # Keep entry allocas together at the top: insert after them.
-            entry = self.function.entry
-            last_alloca = None
-            for inst in entry.instructions:
-                if isinstance(inst, I.AllocaInst):
-                    last_alloca = inst
-                elif not isinstance(inst, I.PhiNode):
-                    break
-            if last_alloca is not None:
-                b.position_after(last_alloca)
-        return b
+        return builder_after(value, self.function)
 
     # --------------------------------------------------------------- packets
 
@@ -648,15 +631,10 @@ class Packetizer:
 
 def _suffix(ty: T.Type) -> str:
     """LLVM's overloaded-intrinsic type suffix (`v8f32`, `v4p1`)."""
-    if isinstance(ty, T.VectorType):
-        return f"v{ty.count}{_suffix(ty.element)}"
-    if isinstance(ty, T.PointerType):
-        return f"p{ty.addrspace}"
-    if isinstance(ty, T.IntType):
-        return f"i{ty.bits}"
-    if isinstance(ty, T.FloatType):
-        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[ty.kind]
-    raise PacketizationError(f"no intrinsic suffix for {ty}")
+    try:
+        return type_suffix(ty)
+    except MaskedBuiltinError as exc:
+        raise PacketizationError(str(exc)) from None
 
 
 def _new_phi(block: V.BasicBlock, ty: T.Type, name: str | None) -> I.PhiNode:

@@ -27,7 +27,7 @@ from ..builtins.math import elementwise_intrinsic, scalar_operand_positions, spl
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
-from ..ir.builder import Builder
+from ..ir.builder import Builder, builder_after
 
 # Vectors wider than this stay whole: splitting them would multiply the code
 # by more than any packet gains back.
@@ -155,14 +155,7 @@ class Scalarizer:
         return self._extracts[cache]
 
     def _after(self, value: V.Value) -> Builder:
-        b = Builder()
-        if isinstance(value, I.PhiNode):
-            b.position_before(value.parent.first_non_phi)
-        elif isinstance(value, I.Instruction):
-            b.position_after(value)
-        else:
-            b.position_before(self.function.entry.first_non_phi)
-        return b
+        return builder_after(value, self.function)
 
     # ----------------------------------------------------------------- split
 
