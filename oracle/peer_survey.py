@@ -53,7 +53,9 @@ def dims_indexed(text: str) -> list[int]:
     return sorted({int(d) for d in _ID_DIM.findall(text)} & {0, 1, 2}) or [0]
 
 
-def survey_file(path: Path, widths: list[int], root: Path | None = None) -> list[KernelVerdict]:
+def survey_file(
+    path: Path, widths: list[int], root: Path | None = None, choices: list[str] | None = None
+) -> list[KernelVerdict]:
     """Check every kernel of one file; never raises for bad input."""
     from vectorizer import IRError, llvm_bridge
 
@@ -67,7 +69,7 @@ def survey_file(path: Path, widths: list[int], root: Path | None = None) -> list
     dims = dims_indexed(canonical)
     for kernel in kernels_of(canonical):
         try:
-            report = check(text, kernel=kernel, widths=widths, dims=dims, timeout=10)
+            report = check(text, kernel=kernel, widths=widths, dims=dims, choices=choices, timeout=10)
         except CaseError as exc:
             out.append(KernelVerdict(name, kernel, "unsupported-input", detail=str(exc)))
             continue
@@ -83,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m oracle.peer_survey", description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", nargs="?", default=str(DEFAULT_DIR), help="folder of .ll files (default: the peer corpus)")
     ap.add_argument("--widths", default="2,4,8,16", help="comma-separated widths (default 2,4,8,16)")
+    ap.add_argument("--choices", action="append", metavar="CHOICES",
+                    help="a Vecz choices string to check (repeatable; default: none)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     ns = ap.parse_args(argv)
     root = Path(ns.dir)
@@ -98,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(root.rglob("*.ll"))
     for i, f in enumerate(files, 1):
         print(f"\r[{i}/{len(files)}] {f.name[:60]:60}", end="", file=sys.stderr, flush=True)
-        verdicts.extend(survey_file(f, widths, root))
+        verdicts.extend(survey_file(f, widths, root, ns.choices))
     print(file=sys.stderr)
     kernels = Counter(v.worst for v in verdicts)
     configs: Counter[str] = Counter()
