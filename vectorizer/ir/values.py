@@ -218,11 +218,16 @@ class User(Value):
 
 def _drop_use(v: Value, use: Use) -> None:
     uses = v.uses
-    # Uses are usually removed most-recent-first (erasing freshly built code).
-    for i in range(len(uses) - 1, -1, -1):
-        if uses[i] is use:
-            del uses[i]
-            return
+    # Uses are often removed most-recent-first (erasing freshly built code);
+    # otherwise list.index finds it in C (Use compares by identity), which
+    # keeps values with thousands of uses from making edits quadratic.
+    if uses and uses[-1] is use:
+        uses.pop()
+        return
+    try:
+        del uses[uses.index(use)]
+    except ValueError:
+        pass
 
 
 class TextWithRefs:
