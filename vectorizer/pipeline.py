@@ -39,6 +39,7 @@ from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.remove_intptr import remove_intptr
 from .transform.scalarizer import Scalarizer
+from .transform.squash_small_vectors import squash_small_vectors
 
 # LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
 PREPARATION = (
@@ -172,6 +173,9 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         module = parse_module(converted.text)
         fn = module.get_function(temp_name)
         uniform = UniformValueAnalysis(fn, request.dim)
+    little_endian = "E" not in (_datalayout_of(prepared) or "").split("-")
+    if squash_small_vectors(fn, uniform, layout, little_endian):
+        uniform = UniformValueAnalysis(fn, request.dim)  # the integer accesses are new
     scalarizer = Scalarizer(fn, module, uniform, layout, full="FullScalarization" in request.choices)
     if scalarizer.run():
         uniform = UniformValueAnalysis(fn, request.dim)  # the split values are new
