@@ -151,6 +151,14 @@ class UniformValueAnalysis:
             for inst in function.instructions()
             if is_varying_root(inst, dim) or _differs_per_lane(inst)
         ]
+        # A side effect run once per lane on private memory (a call handed the
+        # address of a local, an atomic on one) leaves every lane's copy with
+        # its own contents, even when nothing varying flows into it.
+        for r in list(roots):
+            if isinstance(r, (I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+                for op in r.operands:
+                    if isinstance(op.type, PointerType):
+                        roots.extend(allocas_reached(op))
         self.mark_varying(*roots)
 
     def is_varying(self, value: V.Value) -> bool:
