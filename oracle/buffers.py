@@ -17,7 +17,8 @@ import numpy as np
 from .case import ELEM_DTYPES, ELEM_SIZES, ArgSpec
 
 PAGE = mmap.PAGESIZE
-# Bytes between a buffer's end and its trailing guard page. LLVM's -O0 x86
+# At least this many bytes between a buffer's end and its trailing guard
+# page (more when the 64-byte start alignment rounds down). LLVM's -O0 x86
 # code may fold a 4-byte load into a 16-byte memory operand (vblendvps), a
 # harmless over-read that would fault on a guard page right at the end. The
 # slack is filled with CANARY before each run and checked after it, so a
@@ -37,9 +38,9 @@ class GuardedBuffer:
         lanes, base = spec.lanes, spec.base
         self.dtype = np.dtype(ELEM_DTYPES[base])
         nbytes = spec.nbytes
-        align = 1
-        while align < lanes * ELEM_SIZES[base] and align < 64:
-            align *= 2
+        # Kernels promise alignments (`load <8 x i32> ..., align 32`) that the
+        # element type alone does not give: start every buffer on 64 bytes.
+        align = 64
         data_pages = max(1, -(-(nbytes + SLACK + align) // PAGE))
         self._map = mmap.mmap(-1, (data_pages + 2) * PAGE)
         base_addr = ctypes.addressof(ctypes.c_char.from_buffer(self._map))
@@ -54,7 +55,8 @@ class GuardedBuffer:
             self._map, dtype=self.dtype, count=spec.count * lanes, offset=start
         )
         self.address = base_addr + start
-        self.tail = np.frombuffer(self._map, dtype=np.uint8, count=SLACK, offset=start + nbytes)
+        # The canary covers everything from the end to the guard page.
+        self.tail = np.frombuffer(self._map, dtype=np.uint8, count=end - (start + nbytes), offset=start + nbytes)
 
     def arm(self) -> None:
         """Fill the slack past the end with the canary (before a run)."""

@@ -35,6 +35,7 @@ from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
 from ..builtins import BuiltinKind, classify
 from ..builtins.masked import MaskedBuiltinError, MaskedCall, classify_masked_call, type_suffix
 from ..builtins.math import appended_operands, widen_intrinsic_name
+from ..builtins.work_item import VARYING_ANY_DIM
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -286,7 +287,25 @@ class Packetizer:
         self._lanes[key] = result
         return result
 
+    def _root_step(self, inst: I.CallInst) -> int:
+        """The lane step of a work-item id query of the vectorized dimension:
+        consecutive lanes are consecutive work-items along `dim`, which step
+        linear ids by 1 only along dimension 0."""
+        fn = inst.called_function
+        q = classify(fn.name if fn is not None else None).query
+        if q is not None and q.kind in VARYING_ANY_DIM and self.uniform.dim != 0:
+            raise PacketizationError(
+                f"{fn.name if fn else 'a linear-id query'} along dimension {self.uniform.dim} is not supported yet"
+            )
+        return 1
+
     def _make_lane(self, value: V.Value, lane: int) -> V.Value:
+        if is_varying_root(value, self.uniform.dim) and isinstance(value.type, T.IntType):
+            # Never re-run the query: inside the vectorized kernel it answers
+            # for lane 0. Lane l is work-item b+l.
+            assert isinstance(value, I.CallInst)
+            step = self._root_step(value)
+            return self._builder_after(value).add(value, V.const_int(value.type, step * lane))
         info = self.stride.info(value)
         if info.is_linear and info.stride.is_constant and isinstance(value.type, (T.IntType, T.PointerType)):
             b = self._builder_after(value)
@@ -611,7 +630,7 @@ class Packetizer:
             return self._masked_load(masked, b)
         fn = inst.called_function
         if is_varying_root(inst, self.uniform.dim):
-            return self._linear_packet(inst, 1)
+            return self._linear_packet(inst, self._root_step(inst))
         summary = classify(fn.name if fn is not None else None)
         if summary.kind in (BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):
             assert summary.intrinsic is not None
