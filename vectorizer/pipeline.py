@@ -52,7 +52,9 @@ PREPARATION = (
     "lcssa",
 )
 # And after packetization (seed, "Post-Vectorization Optimizations and Cleanup").
-CLEANUP = ("instcombine", "simplifycfg", "dce")
+# `adce` removes what `dce` cannot: the lane-0 scalar code the packetizer
+# leaves behind in loops, which stays alive only through its own phi cycle.
+CLEANUP = ("instcombine", "simplifycfg", "adce", "dce")
 
 MAX_WIDTH = 64
 
