@@ -14,7 +14,7 @@ import mmap
 
 import numpy as np
 
-from .case import ELEM_DTYPES, ELEM_SIZES, ArgSpec
+from .case import ELEM_DTYPES, ArgSpec
 
 PAGE = mmap.PAGESIZE
 # At least this many bytes between a buffer's end and its trailing guard

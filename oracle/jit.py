@@ -16,32 +16,17 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
+from vectorizer.llvm_bridge import host_target_machine, initialize
+
 from . import runtime
 from .runtime import FnSig, Unsupported, parse_fn_type
 
-_initialized = False
 _CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
 
 
-def initialize() -> None:
-    """Initialise LLVM's native target once per process."""
-    global _initialized
-    if not _initialized:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        _initialized = True
-
-
 def target_machine(opt: int = 2) -> llvm.TargetMachine:
-    """A target machine for the host CPU with all its features."""
-    initialize()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=opt,
-        codemodel="jitdefault",
-    )
+    """A target machine for the host CPU with all its features, for the JIT."""
+    return host_target_machine(opt, codemodel="jitdefault")
 
 
 def strip_calling_conventions(text: str) -> str:

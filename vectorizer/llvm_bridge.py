@@ -130,13 +130,16 @@ _PASSES: dict[str, str] = {
 KNOWN_PASSES = frozenset(_PASSES)
 
 
-def _target_machine(opt: int = 2) -> llvm.TargetMachine:
+def host_target_machine(opt: int = 2, codemodel: str = "default") -> llvm.TargetMachine:
+    """A target machine for the host CPU with all its features (`codemodel`
+    "jitdefault" for code that is JIT-compiled)."""
     initialize()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
         features=llvm.get_host_cpu_features().flatten(),
         opt=opt,
+        codemodel=codemodel,
     )
 
 
@@ -144,7 +147,7 @@ def run_passes(src: str | llvm.ModuleRef, passes: Iterable[str]) -> str:
     """Run LLVM passes (by LLVM name, see `KNOWN_PASSES`) over a module; return its text."""
     mod = src if isinstance(src, llvm.ModuleRef) else parse(src)
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
-    pb = llvm.create_pass_builder(_target_machine(), pto)
+    pb = llvm.create_pass_builder(host_target_machine(), pto)
     mpm = llvm.create_new_module_pass_manager()
     for name in passes:
         try:
@@ -162,7 +165,7 @@ def optimize(src: str | llvm.ModuleRef, speed_level: int = 3, vectorize: bool = 
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = vectorize
     pto.slp_vectorization = vectorize
-    pb = llvm.create_pass_builder(_target_machine(), pto)
+    pb = llvm.create_pass_builder(host_target_machine(), pto)
     mpm = pb.getModulePassManager()
     mpm.run(mod, pb)
     return str(mod)
@@ -172,7 +175,7 @@ def run_function_passes(src: str | llvm.ModuleRef, function: str, passes: Iterab
     """Run LLVM function passes over one function of a module, leaving the rest untouched."""
     mod = src if isinstance(src, llvm.ModuleRef) else parse(src)
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
-    pb = llvm.create_pass_builder(_target_machine(), pto)
+    pb = llvm.create_pass_builder(host_target_machine(), pto)
     fpm = llvm.create_new_function_pass_manager()
     for name in passes:
         if name not in _FUNCTION_PASSES:

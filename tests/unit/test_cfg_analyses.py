@@ -719,10 +719,9 @@ island:
 
 @pytest.fixture(scope="module")
 def real_module():
-    ir = pytest.importorskip("vectorizer.ir")
-    if not hasattr(ir, "parse_module"):
-        pytest.skip("vectorizer.ir.parse_module is not available yet")
-    return ir.parse_module(KERNEL, canonicalize=True)
+    from vectorizer.ir import parse_module
+
+    return parse_module(KERNEL, canonicalize=True)
 
 
 def _by_name(fn):

@@ -58,17 +58,7 @@ def _index_of(gep: I.GetElementPtrInst, elem: T.Type, alloca: I.AllocaInst) -> V
 
 def _accesses_only(value: V.Value, elem: T.Type) -> bool:
     """Is every use of `value` a load of `elem` or a store of an `elem` to it?"""
-    for use in value.uses:
-        user = use.user
-        if isinstance(user, I.LoadInst):
-            if user.type != elem or user.volatile or user.ordering:
-                return False
-        elif isinstance(user, I.StoreInst):
-            if use.index != 1 or user.value.type != elem or user.volatile or user.ordering:
-                return False
-        else:
-            return False
-    return True
+    return all(_direct_access_ok(use.user, use.index, elem) for use in value.uses)
 
 
 def interleave_private_arrays(
@@ -133,8 +123,9 @@ def _is_lifetime_marker(user: I.Instruction) -> bool:
     return fn is not None and fn.name.startswith("llvm.lifetime.")
 
 
-def _direct_access_ok(user: I.Instruction, index: int, elem: T.Type) -> bool:
-    """A load or store straight through the alloca (element 0)."""
+def _direct_access_ok(user: V.Value, index: int, elem: T.Type) -> bool:
+    """A plain load of `elem` through the pointer, or a store of an `elem` to it
+    (operand 1: the pointer, not the value stored)."""
     if isinstance(user, I.LoadInst):
         return user.type == elem and not user.volatile and not user.ordering
     if isinstance(user, I.StoreInst):

@@ -59,44 +59,48 @@ def squash_small_vectors(
         return 0
     done = 0
     for inst in list(function.instructions()):
-        if isinstance(inst, I.LoadInst) and not inst.volatile and not inst.ordering and uniform.is_varying(inst):
-            shape = _squashable(inst.type, layout)
-            if shape is None:
-                continue
-            vty, eb, total = shape
-            ity = T.IntType(total)
-            b = Builder()
-            b.position_before(inst)
-            whole = b.load(ity, inst.pointer, align=inst.align, name=f"{inst.name}.sq" if inst.name else None)
-            acc: V.Value = V.PoisonValue(vty)
-            for j in range(vty.count):
-                part: V.Value = whole
-                if j:
-                    part = b.lshr(part, V.const_int(ity, j * eb))
-                part = b.trunc(part, T.IntType(eb)) if eb < total else part
-                acc = b.insertelement(acc, _from_int(b, part, vty.element), V.const_int(T.IntType(32), j))
-            inst.replace_all_uses_with(acc)
-            inst.erase_from_parent()
-            done += 1
-        elif isinstance(inst, I.StoreInst) and not inst.volatile and not inst.ordering and uniform.is_varying(inst):
-            shape = _squashable(inst.value.type, layout)
-            if shape is None:
-                continue
-            vty, eb, total = shape
-            ity = T.IntType(total)
-            b = Builder()
-            b.position_before(inst)
-            whole: V.Value | None = None
-            for j in range(vty.count):
-                elem = b.extractelement(inst.value, V.const_int(T.IntType(32), j))
-                part = _as_int(b, elem, eb)
-                if eb < total:
-                    part = b.zext(part, ity)
-                if j:
-                    part = b.shl(part, V.const_int(ity, j * eb))
-                whole = part if whole is None else b.or_(whole, part)
-            assert whole is not None
-            b.store(whole, inst.pointer, align=inst.align)
-            inst.erase_from_parent()
-            done += 1
+        if not isinstance(inst, (I.LoadInst, I.StoreInst)) or inst.volatile or inst.ordering:
+            continue
+        if not uniform.is_varying(inst):
+            continue
+        is_load = isinstance(inst, I.LoadInst)
+        shape = _squashable(inst.type if is_load else inst.value.type, layout)
+        if shape is None:
+            continue
+        b = Builder()
+        b.position_before(inst)
+        if is_load:
+            inst.replace_all_uses_with(_load_as_int(b, inst, *shape))
+        else:
+            _store_as_int(b, inst, *shape)
+        inst.erase_from_parent()
+        done += 1
     return done
+
+
+def _load_as_int(b: Builder, inst: I.LoadInst, vty: T.VectorType, eb: int, total: int) -> V.Value:
+    """The loaded vector, rebuilt from one `i<total>` load."""
+    ity = T.IntType(total)
+    whole = b.load(ity, inst.pointer, align=inst.align, name=f"{inst.name}.sq" if inst.name else None)
+    acc: V.Value = V.PoisonValue(vty)
+    for j in range(vty.count):
+        part: V.Value = b.lshr(whole, V.const_int(ity, j * eb)) if j else whole
+        if eb < total:
+            part = b.trunc(part, T.IntType(eb))
+        acc = b.insertelement(acc, _from_int(b, part, vty.element), V.const_int(T.IntType(32), j))
+    return acc
+
+
+def _store_as_int(b: Builder, inst: I.StoreInst, vty: T.VectorType, eb: int, total: int) -> None:
+    """The stored vector, packed into one `i<total>` store."""
+    ity = T.IntType(total)
+    whole: V.Value | None = None
+    for j in range(vty.count):
+        part = _as_int(b, b.extractelement(inst.value, V.const_int(T.IntType(32), j)), eb)
+        if eb < total:
+            part = b.zext(part, ity)
+        if j:
+            part = b.shl(part, V.const_int(ity, j * eb))
+        whole = part if whole is None else b.or_(whole, part)
+    assert whole is not None
+    b.store(whole, inst.pointer, align=inst.align)
