@@ -255,6 +255,7 @@ class ControlFlowConversion:
         if not phis:
             return
         b = self._b
+        latch = self._unblended_latch(block)
         for phi in phis:
             var = self._var(phi.type, f"{phi.name or 'phi'}.var", None)
             for value, pred in phi.incoming:
@@ -262,7 +263,7 @@ class ControlFlowConversion:
                 if e is None:  # an unreachable predecessor
                     continue
                 b.position_before(pred.terminator)
-                if _is_true(e):
+                if _is_true(e) or pred is latch:
                     b.store(value, var)
                 elif not _is_false(e):
                     old = b.load(phi.type, var)
@@ -272,6 +273,33 @@ class ControlFlowConversion:
             phi.replace_all_uses_with(new)
             phi.erase_from_parent()
         self.stats["phis_converted"] = self.stats.get("phis_converted", 0) + len(phis)
+
+    def _unblended_latch(self, header: Block) -> Block | None:
+        """The latch of the divergent loop headed by `header` when its back
+        edge needs no blend, else None.
+
+        A lane the back edge does not take has left the loop (or never
+        entered it): it reads the header's phis again only through the exit
+        blocks' phis, which freeze what it left with. So when every value
+        defined in the loop is used only inside it or by an exit block's phi
+        (LCSSA), inactive lanes may carry anything round the loop, and the
+        select that would keep their old value is pure cost (on the critical
+        path of loops like Mandelbrot's).
+        """
+        loop = next((lp for lp in self.divergence.divergent_loops if lp.header is header), None)
+        if loop is None or loop.latch is None:
+            return None
+        exits = set(loop.exit_blocks)
+        for bb in loop.blocks:
+            for inst in bb.instructions:
+                for use in inst.uses:
+                    user = use.user
+                    where = getattr(user, "parent", None)
+                    if where is None or loop.contains(where):
+                        continue
+                    if not (isinstance(user, I.PhiNode) and where in exits):
+                        return None
+        return loop.latch
 
     # ---------------------------------------------------------- apply masks
 
