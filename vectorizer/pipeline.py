@@ -27,6 +27,7 @@ from .analysis.packetization import PacketizationAnalysis
 from .analysis.stride import StrideAnalysis
 from .analysis.uniformity import UniformValueAnalysis
 from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
+from .analysis.vectorization_cost import estimate_cost
 from .choices import VectorizationChoices
 from .deep_recursion import call_with_deep_stack
 from .ir import parse_module, print_module
@@ -190,7 +191,14 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     )
     width = request.width
     if width is None:
-        width = automatic_width(PacketizationAnalysis(fn, uniform, stride, inst), uniform, target, layout)
+        packets = PacketizationAnalysis(fn, uniform, stride, inst)
+        width = automatic_width(packets, uniform, target, layout)
+        cost = estimate_cost(fn, width, uniform, stride, inst, packets, layout, target.register_bits, target.fast_gather)
+        outcome.stats["estimated_scalar_cost"] = cost.scalar
+        outcome.stats["estimated_vector_cost"] = cost.vector
+        if width > 1 and not cost.profitable:
+            outcome.remarks.append(cost.remark())
+            width = 1
     outcome.width = width
     name = vectorized_name(request.kernel, width)
     if module.get_function(name) is not None:
@@ -222,6 +230,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         ) from None
     outcome.vectorized_name = name
     outcome.stats = {
+        **outcome.stats,
         **packetizer.stats.as_dict(),
         **converted.stats,
         "scalarized": scalarizer.scalarized,

@@ -1,7 +1,8 @@
 """TargetInfo: what the vectorizer needs to know about the machine it targets.
 
-The register width drives the automatic SIMD width; the feature string goes
-to LLVM's code generator when the oracle or the benchmark compiles output.
+The register width drives the automatic SIMD width; whether gathers are fast
+drives its cost model; the feature string goes to LLVM's code generator when
+the oracle or the benchmark compiles output.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ import llvmlite.binding as llvm
 
 @dataclass(frozen=True)
 class TargetInfo:
-    """A target: CPU name, its feature string and the widest vector register in bits."""
+    """A target: CPU name, its feature string, the widest vector register in
+    bits, and whether LLVM emits gather instructions for it (`fast_gather`:
+    False where the backend expands every gather lane by lane)."""
 
     cpu: str
     features: str
     register_bits: int
+    fast_gather: bool = True
 
     def lanes_for(self, element_bits: int) -> int:
         """How many elements of `element_bits` fill one vector register."""
@@ -36,4 +40,31 @@ def host_target() -> TargetInfo:
         bits = 256
     else:
         bits = 128
-    return TargetInfo(llvm.get_host_cpu_name(), features.flatten(), bits)
+    return TargetInfo(llvm.get_host_cpu_name(), features.flatten(), bits, _backend_gathers(bits))
+
+
+_GATHER_PROBE = """
+define <{n} x float> @probe(<{n} x ptr> %p, <{n} x i1> %m) {{
+  %v = call <{n} x float> @llvm.masked.gather.v{n}f32.v{n}p0(<{n} x ptr> align 4 %p, <{n} x i1> %m, <{n} x float> poison)
+  ret <{n} x float> %v
+}}
+declare <{n} x float> @llvm.masked.gather.v{n}f32.v{n}p0(<{n} x ptr>, <{n} x i1>, <{n} x float>)
+"""
+
+
+def _backend_gathers(register_bits: int) -> bool:
+    """Does LLVM's backend emit a gather instruction for the host? Asked of the
+    backend itself (it knows the CPU's tuning, e.g. that Zen 3 has AVX2 gathers
+    but they are not worth it): compile a masked gather and look."""
+    from .llvm_bridge import host_target_machine
+
+    n = max(2, register_bits // 32)
+    try:
+        mod = llvm.parse_assembly(_GATHER_PROBE.format(n=n))
+        mod.triple = llvm.get_process_triple()
+        tm = host_target_machine(2)
+        mod.data_layout = str(tm.target_data)
+        asm = tm.emit_assembly(mod)
+    except RuntimeError:
+        return False
+    return "gather" in asm.lower()
