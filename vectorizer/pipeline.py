@@ -35,6 +35,7 @@ from .ir import types as T
 from .ir.cloning import clone_function
 from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
+from .transform.clamp_versioning import version_clamped_loads
 from .transform.control_flow_conversion import convert_control_flow
 from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
@@ -182,6 +183,9 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     scalarizer = Scalarizer(fn, module, uniform, layout, full="FullScalarization" in request.choices)
     if scalarizer.run():
         uniform = UniformValueAnalysis(fn, request.dim)  # the split values are new
+    versioned = version_clamped_loads(fn, module, uniform, layout, request.dim)
+    if versioned:
+        uniform = UniformValueAnalysis(fn, request.dim)  # new blocks and loads
     stride = StrideAnalysis(uniform, layout)
     loop_blocks = _loop_blocks(fn)
     inst = InstantiationAnalysis(
@@ -234,6 +238,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         **packetizer.stats.as_dict(),
         **converted.stats,
         "scalarized": scalarizer.scalarized,
+        "clamp_versioned_loads": versioned,
         "interleaved_arrays": len(interleaved),
         "seconds": time.perf_counter() - t0,
     }

@@ -1,0 +1,179 @@
+"""Clamp Versioning: a load whose index is clamped gets a contiguous fast path.
+
+Stencils and image kernels clamp coordinates to the edge:
+`img[y * w + clamp(x + dx, 0, w - 1)]`. The clamp hides from the stride
+analysis that the index is `x + dx`, contiguous across lanes, so the load
+becomes a gather. But a clamp binds only at the border: in the interior, for
+every lane of a packet, `clamp(v, lo, hi) == v`. This pass versions each such
+load on exactly that fact:
+
+    ok  = lo <= v' && v' <= hi          (per lane; v' = the unclamped index)
+    all = __vecz_b_divergence_all(ok)   (uniform)
+    br all, fast, slow
+    fast: load at the address computed from v'  (contiguous: one vector load)
+    slow: the original load                     (a gather)
+
+Every lane whose condition holds has the same address on both paths, so the
+fast path is taken only when it loads what the original would. The unclamped
+address is built by cloning the address computation with each clamp
+(`llvm.smax`/`smin`/`umax`/`umin` of a varying value and a uniform bound)
+replaced by its varying operand. Conditions are combined inner clamp first
+with `select`, so an unclamped value that overflows (poison) in a lane where
+an inner condition already failed cannot poison the check.
+
+It runs on scalar IR after control-flow conversion, on plain loads only
+(those in blocks every lane executes; masked loads are left alone), and keeps
+a version only when the stride analysis finds the unclamped address linear
+with a constant stride. It touches only the blocks of the loads it versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.data_layout import DataLayout
+from ..analysis.stride import StrideAnalysis
+from ..analysis.uniformity import UniformValueAnalysis
+from ..builtins.masked import divergence_all_fn
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from ..ir.builder import Builder
+
+# Intrinsic -> the predicate that says the clamp does not bind (operand, bound).
+_CLAMPS = {"smax": "sge", "smin": "sle", "umax": "uge", "umin": "ule"}
+_RELAXABLE = (I.GetElementPtrInst, I.CastInst, I.BinaryOperator)
+_FALSE = V.ConstantInt(T.i1, 0)
+
+
+def _clamp_kind(inst: V.Value) -> str | None:
+    if not isinstance(inst, I.CallInst):
+        return None
+    fn = inst.called_function
+    name = fn.name if fn is not None else None
+    if not name or not name.startswith("llvm.") or len(inst.args) != 2:
+        return None
+    kind = name.split(".")[1]
+    return kind if kind in _CLAMPS else None
+
+
+@dataclass
+class _Relaxed:
+    value: V.Value
+    conditions: list[V.Value]  # inner clamps first
+
+
+@dataclass
+class ClampVersioning:
+    """Version the clamped loads of `function`; `run()` returns how many."""
+
+    function: V.Function
+    module: V.Module
+    uniform: UniformValueAnalysis
+    layout: DataLayout
+    dim: int
+    _memo: dict[int, _Relaxed | None] = field(default_factory=dict)
+    _created: list[I.Instruction] = field(default_factory=list)
+
+    def run(self) -> int:
+        stride = StrideAnalysis(self.uniform, self.layout)
+        candidates: list[tuple[I.LoadInst, _Relaxed]] = []
+        for inst in list(self.function.instructions()):
+            if not isinstance(inst, I.LoadInst) or inst.volatile or inst.ordering:
+                continue
+            if not self.uniform.is_varying(inst.pointer) or stride.info(inst.pointer).constant_stride is not None:
+                continue
+            relaxed = self._relax(inst.pointer)
+            if relaxed is not None:
+                candidates.append((inst, relaxed))
+        if not candidates:
+            return 0
+        # The unclamped addresses are new: ask the stride analysis afresh.
+        fresh = StrideAnalysis(UniformValueAnalysis(self.function, self.dim), self.layout)
+        done = 0
+        for load, relaxed in candidates:
+            if fresh.info(relaxed.value).constant_stride is None:
+                continue
+            self._version(load, relaxed)
+            done += 1
+        self._erase_unused()
+        return done
+
+    # ------------------------------------------------------------- relaxing
+
+    def _relax(self, v: V.Value) -> _Relaxed | None:
+        """The unclamped form of `v` and the conditions under which it equals
+        `v`; None when `v` contains no clamp to relax."""
+        key = id(v)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # cycles through phis never get here; be safe anyway
+        result: _Relaxed | None = None
+        kind = _clamp_kind(v)
+        if kind is not None:
+            a, bound = v.args
+            if self.uniform.is_varying(bound) and not self.uniform.is_varying(a):
+                a, bound = bound, a
+            if self.uniform.is_varying(a) and not self.uniform.is_varying(bound):
+                inner = self._relax(a)
+                operand = inner.value if inner else a
+                b = Builder().position_after(v)
+                cond = b.icmp(_CLAMPS[kind], operand, bound, name="clamp.free")
+                self._created.append(cond)
+                result = _Relaxed(operand, [*(inner.conditions if inner else []), cond])
+        elif isinstance(v, _RELAXABLE):
+            ops = list(v.operands)
+            relaxed = [self._relax(op) if isinstance(op, I.Instruction) else None for op in ops]
+            if any(r is not None for r in relaxed):
+                clone = v.clone()
+                Builder().position_after(v).insert(clone, name=f"{v.name}.unclamped" if v.name else None)
+                conditions: list[V.Value] = []
+                for i, r in enumerate(relaxed):
+                    if r is not None:
+                        clone.set_operand(i, r.value)
+                        conditions.extend(c for c in r.conditions if c not in conditions)
+                self._created.append(clone)
+                result = _Relaxed(clone, conditions)
+        self._memo[key] = result
+        return result
+
+    # ----------------------------------------------------------- versioning
+
+    def _version(self, load: I.LoadInst, relaxed: _Relaxed) -> None:
+        b = Builder().position_before(load)
+        ok = relaxed.conditions[0]
+        for c in relaxed.conditions[1:]:
+            ok = b.select(ok, c, _FALSE)
+        every = b.call(divergence_all_fn(self.module), [ok], name="clamp.none")
+        block = load.parent
+        slow = block.split_before(load, name="clamp.slow")
+        rest = slow.split_before(slow.instructions[1], name="clamp.join")
+        fast = self.function.add_block("clamp.fast", before=slow)
+        fb = Builder().position_at_end(fast)
+        quick = load.clone()
+        fb.insert(quick, name=f"{load.name}.contiguous" if load.name else None)
+        quick.set_operand(0, relaxed.value)
+        fb.br(rest)
+        block.terminator.erase_from_parent()
+        Builder().position_at_end(block).cond_br(every, fast, slow)
+        users = list(load.uses)
+        phi = Builder().position_at_start(rest).phi(load.type, [(quick, fast), (load, slow)], name=load.name or None)
+        for use in users:
+            use.user.set_operand(use.index, phi)
+
+    def _erase_unused(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for inst in reversed(self._created):
+                if inst.parent is not None and not inst.uses:
+                    inst.erase_from_parent()
+                    changed = True
+
+
+def version_clamped_loads(
+    function: V.Function, module: V.Module, uniform: UniformValueAnalysis, layout: DataLayout, dim: int
+) -> int:
+    """Give each load whose index is a clamp of a contiguous one a contiguous
+    fast path (see the module docstring); returns how many were versioned."""
+    return ClampVersioning(function, module, uniform, layout, dim).run()
