@@ -266,7 +266,10 @@ class StrideAnalysis:
             return DIVERGENT
         op = v.opcode
         if op in ("bitcast", "addrspacecast"):
-            return src
+            # Only pointer to pointer (or int to int) keeps the lane pattern:
+            # the bits of a linear i32 read as floats are not linear floats.
+            same = {type(v.type), type(v.value.type)}
+            return src if same in ({T.PointerType}, {T.IntType}) else DIVERGENT
         if op == "trunc":
             bits = v.type.bits if isinstance(v.type, T.IntType) else 0
             keep = (src.small and bits >= 32) or (src.exact and src.bound is not None and src.bound < 1 << (bits - 1))
