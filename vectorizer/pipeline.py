@@ -105,14 +105,18 @@ def automatic_width(
 
     Only values that will become packets count (Packetization Analysis): an
     i64 work-item id feeding contiguous addresses stays scalar and would
-    otherwise halve the width of a float kernel. Two registers per packet
-    give the out-of-order core independent work (the benchmark's float
-    kernels run fastest so).
+    otherwise halve the width of a float kernel. Nor do linear values (a
+    constant stride): their packet is a broadcast plus a step vector, which
+    LLVM narrows with the `trunc` that follows (`int x = get_global_id(0)`).
+    Two registers per packet give the out-of-order core independent work
+    (the benchmark's float kernels run fastest so).
     """
 
     def widest(values) -> int:
         bits = 0
         for v in values:
+            if packets.stride.info(v).constant_stride is not None:
+                continue
             ty = v.type
             if isinstance(ty, T.IntType) and ty.bits > 1:
                 bits = max(bits, ty.bits)

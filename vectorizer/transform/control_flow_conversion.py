@@ -255,7 +255,7 @@ class ControlFlowConversion:
         if not phis:
             return
         b = self._b
-        latch = self._unblended_latch(block)
+        unblended = self._unblended_edges(block)
         for phi in phis:
             var = self._var(phi.type, f"{phi.name or 'phi'}.var", None)
             for value, pred in phi.incoming:
@@ -263,7 +263,7 @@ class ControlFlowConversion:
                 if e is None:  # an unreachable predecessor
                     continue
                 b.position_before(pred.terminator)
-                if _is_true(e) or pred is latch:
+                if _is_true(e) or pred in unblended:
                     b.store(value, var)
                 elif not _is_false(e):
                     old = b.load(phi.type, var)
@@ -274,21 +274,23 @@ class ControlFlowConversion:
             phi.erase_from_parent()
         self.stats["phis_converted"] = self.stats.get("phis_converted", 0) + len(phis)
 
-    def _unblended_latch(self, header: Block) -> Block | None:
-        """The latch of the divergent loop headed by `header` when its back
-        edge needs no blend, else None.
+    def _unblended_edges(self, header: Block) -> set[Block]:
+        """The predecessors of `header` whose edge needs no blend: all of them
+        when `header` heads a divergent loop in LCSSA form, else none.
 
-        A lane the back edge does not take has left the loop (or never
-        entered it): it reads the header's phis again only through the exit
-        blocks' phis, which freeze what it left with. So when every value
-        defined in the loop is used only inside it or by an exit block's phi
-        (LCSSA), inactive lanes may carry anything round the loop, and the
-        select that would keep their old value is pure cost (on the critical
-        path of loops like Mandelbrot's).
+        A lane that does not take an edge into the header is not in the
+        loop: it left it (or never entered), and it reads the loop's values
+        again only through the exit blocks' phis, which freeze what it left
+        with. So when every value defined in the loop is used only inside it
+        or by an exit block's phi, inactive lanes may carry anything round
+        the loop, and the select that would keep their old value is pure
+        cost (on the critical path of loops like Mandelbrot's). Without it a
+        header phi keeps its own uniformity: a counter every lane in the loop
+        agrees on stays scalar.
         """
         loop = next((lp for lp in self.divergence.divergent_loops if lp.header is header), None)
         if loop is None or loop.latch is None:
-            return None
+            return set()
         exits = set(loop.exit_blocks)
         for bb in loop.blocks:
             for inst in bb.instructions:
@@ -298,8 +300,8 @@ class ControlFlowConversion:
                     if where is None or loop.contains(where):
                         continue
                     if not (isinstance(user, I.PhiNode) and where in exits):
-                        return None
-        return loop.latch
+                        return set()
+        return set(header.predecessors)
 
     # ---------------------------------------------------------- apply masks
 
