@@ -16,67 +16,229 @@ define dso_local spir_kernel void @binomial(ptr addrspace(1) noundef writeonly a
   %15 = fmul float %3, 1.562500e-02
   %16 = tail call float @llvm.sqrt.f32(float %15)
   %17 = fmul float %5, %16
-  %18 = tail call float @llvm.exp.f32(float %17)
+  %18 = fcmp olt float %17, 8.900000e+01
+  %19 = select i1 %18, float %17, float 8.900000e+01
+  %20 = fcmp ogt float %19, -1.040000e+02
+  %21 = select i1 %20, float %19, float -1.040000e+02
+  %22 = tail call float @llvm.fma.f32(float %21, float 0x3FF7154760000000, float 0x4168000000000000)
+  %23 = fadd float %22, 0xC168000000000000
+  %24 = bitcast float %22 to i32
+  %25 = add i32 %24, -1262485504
+  %26 = fneg float %23
+  %27 = tail call float @llvm.fma.f32(float %26, float 0x3FE62E4300000000, float %21)
+  %28 = tail call float @llvm.fma.f32(float %26, float 0xBE205C6100000000, float 0.000000e+00)
+  %29 = fadd float %27, %28
+  %30 = tail call float @llvm.fma.f32(float %29, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
+  %31 = tail call float @llvm.fma.f32(float %30, float %29, float 0x3F81111120000000)
+  %32 = tail call float @llvm.fma.f32(float %31, float %29, float 0x3FA5555560000000)
+  %33 = tail call float @llvm.fma.f32(float %32, float %29, float 0x3FC5555560000000)
+  %34 = tail call float @llvm.fma.f32(float %33, float %29, float 5.000000e-01)
+  %35 = tail call float @llvm.fma.f32(float %34, float %29, float 1.000000e+00)
+  %36 = tail call float @llvm.fma.f32(float %35, float %29, float 1.000000e+00)
+  %37 = ashr i32 %25, 1
+  %38 = shl i32 %37, 23
+  %39 = add i32 %38, 1065353216
+  %40 = bitcast i32 %39 to float
+  %41 = fmul float %36, %40
+  %42 = sub i32 %24, %37
+  %43 = shl i32 %42, 23
+  %44 = add i32 %43, 1065353216
+  %45 = bitcast i32 %44 to float
+  %46 = fmul float %41, %45
+  %47 = fcmp uno float %17, 0.000000e+00
+  %48 = fadd float %17, %17
+  %49 = select i1 %47, float %48, float %46
   call void @llvm.lifetime.start.p0(ptr nonnull %7) #5
-  br label %19
+  %50 = tail call float @llvm.fabs.f32(float %49)
+  %51 = fcmp olt float %50, 0x3810000000000000
+  %52 = fmul float %50, 0x4160000000000000
+  %53 = select i1 %51, float %52, float %50
+  %54 = bitcast float %53 to i32
+  %55 = add i32 %54, 4913933
+  %56 = lshr i32 %55, 23
+  %57 = select i1 %51, i32 -150, i32 -127
+  %58 = add nsw i32 %57, %56
+  %59 = sitofp i32 %58 to float
+  %60 = and i32 %55, 8388607
+  %61 = add nuw nsw i32 %60, 1060439283
+  %62 = bitcast i32 %61 to float
+  %63 = fadd float %62, -1.000000e+00
+  %64 = fadd float %63, 2.000000e+00
+  %65 = fdiv float %63, %64
+  %66 = fmul float %65, %65
+  %67 = fadd float %64, -2.000000e+00
+  %68 = fsub float %63, %67
+  %69 = fneg float %65
+  %70 = tail call float @llvm.fma.f32(float %69, float %64, float %63)
+  %71 = tail call float @llvm.fma.f32(float %69, float %68, float %70)
+  %72 = fdiv float %71, %64
+  %73 = fmul float %65, %66
+  %74 = tail call float @llvm.fma.f32(float %66, float 0x3FC745D180000000, float 0x3FCC71C720000000)
+  %75 = tail call float @llvm.fma.f32(float %66, float %74, float 0x3FD24924A0000000)
+  %76 = tail call float @llvm.fma.f32(float %66, float %75, float 0x3FD99999A0000000)
+  %77 = tail call float @llvm.fma.f32(float %66, float %76, float 0x3FE5555560000000)
+  %78 = fmul float %73, %77
+  %79 = fmul float %59, 0x3FE62E4300000000
+  %80 = fneg float %79
+  %81 = tail call float @llvm.fma.f32(float %59, float 0x3FE62E4300000000, float %80)
+  %82 = fmul float %65, 2.000000e+00
+  %83 = fadd float %79, %82
+  %84 = fsub float %83, %79
+  %85 = fsub float %82, %84
+  %86 = fmul float %72, 2.000000e+00
+  %87 = fadd float %86, %78
+  %88 = tail call float @llvm.fma.f32(float %59, float 0xBE205C6100000000, float %81)
+  %89 = fadd float %88, %85
+  %90 = fadd float %89, %87
+  %91 = fadd float %83, %90
+  %92 = fsub float %91, %83
+  %93 = fsub float %90, %92
+  %94 = fcmp olt float %50, 1.000000e+00
+  %95 = tail call i1 @llvm.is.fpclass.f32(float %49, i32 612)
+  %96 = bitcast float %49 to i32
+  %97 = lshr i32 %96, 31
+  %98 = fcmp uno float %49, 0.000000e+00
+  %99 = fcmp oeq float %49, 1.000000e+00
+  br label %100
 
-19:                                               ; preds = %19, %6
-  %20 = phi i32 [ 0, %6 ], [ %30, %19 ]
-  %21 = shl nuw nsw i32 %20, 1
-  %22 = add nsw i32 %21, -64
-  %23 = sitofp i32 %22 to float
-  %24 = tail call float @llvm.pow.f32(float %18, float %23)
-  %25 = fmul float %12, %24
-  %26 = fsub float %25, %14
-  %27 = tail call float @llvm.maxnum.f32(float %26, float 0.000000e+00)
-  %28 = zext nneg i32 %20 to i64
-  %29 = getelementptr inbounds nuw float, ptr %7, i64 %28
-  store float %27, ptr %29, align 4, !tbaa !11
-  %30 = add nuw nsw i32 %20, 1
-  %31 = icmp samesign ult i32 %20, 64
-  br i1 %31, label %19, label %32
+100:                                              ; preds = %100, %6
+  %101 = phi i32 [ 0, %6 ], [ %161, %100 ]
+  %102 = shl nuw nsw i32 %101, 1
+  %103 = add nsw i32 %102, -64
+  %104 = sitofp i32 %103 to float
+  %105 = tail call float @llvm.fabs.f32(float %104)
+  %106 = fmul float %91, %104
+  %107 = fneg float %106
+  %108 = tail call float @llvm.fma.f32(float %104, float %91, float %107)
+  %109 = tail call float @llvm.fma.f32(float %104, float %93, float %108)
+  %110 = fcmp olt float %106, 8.900000e+01
+  %111 = select i1 %110, float %106, float 8.900000e+01
+  %112 = fcmp ogt float %111, -1.040000e+02
+  %113 = select i1 %112, float %111, float -1.040000e+02
+  %114 = fcmp oeq float %113, %106
+  %115 = select i1 %114, float %109, float 0.000000e+00
+  %116 = tail call float @llvm.fma.f32(float %113, float 0x3FF7154760000000, float 0x4168000000000000)
+  %117 = fadd float %116, 0xC168000000000000
+  %118 = bitcast float %116 to i32
+  %119 = add i32 %118, -1262485504
+  %120 = fneg float %117
+  %121 = tail call float @llvm.fma.f32(float %120, float 0x3FE62E4300000000, float %113)
+  %122 = tail call float @llvm.fma.f32(float %120, float 0xBE205C6100000000, float %115)
+  %123 = fadd float %121, %122
+  %124 = tail call float @llvm.fma.f32(float %123, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
+  %125 = tail call float @llvm.fma.f32(float %124, float %123, float 0x3F81111120000000)
+  %126 = tail call float @llvm.fma.f32(float %125, float %123, float 0x3FA5555560000000)
+  %127 = tail call float @llvm.fma.f32(float %126, float %123, float 0x3FC5555560000000)
+  %128 = tail call float @llvm.fma.f32(float %127, float %123, float 5.000000e-01)
+  %129 = tail call float @llvm.fma.f32(float %128, float %123, float 1.000000e+00)
+  %130 = tail call float @llvm.fma.f32(float %129, float %123, float 1.000000e+00)
+  %131 = ashr i32 %119, 1
+  %132 = shl i32 %131, 23
+  %133 = add i32 %132, 1065353216
+  %134 = bitcast i32 %133 to float
+  %135 = fmul float %130, %134
+  %136 = sub i32 %118, %131
+  %137 = shl i32 %136, 23
+  %138 = add i32 %137, 1065353216
+  %139 = bitcast i32 %138 to float
+  %140 = fmul float %135, %139
+  %141 = icmp samesign ugt i32 %101, 31
+  %142 = xor i1 %94, %141
+  %143 = select i1 %142, float 0x7FF0000000000000, float 0.000000e+00
+  %144 = select i1 %95, float %143, float %140
+  %145 = fcmp olt float %105, 0x4170000000000000
+  %146 = select i1 %145, float %104, float 0.000000e+00
+  %147 = fptosi float %146 to i32
+  %148 = and i32 %97, %147
+  %149 = icmp eq i32 %148, 0
+  %150 = fneg float %144
+  %151 = select i1 %149, float %144, float %150
+  %152 = select i1 %98, float 0x7FF8000000000000, float %151
+  %153 = icmp eq i32 %103, 0
+  %154 = or i1 %99, %153
+  %155 = select i1 %154, float 1.000000e+00, float %152
+  %156 = fmul float %12, %155
+  %157 = fsub float %156, %14
+  %158 = tail call float @llvm.maxnum.f32(float %157, float 0.000000e+00)
+  %159 = zext nneg i32 %101 to i64
+  %160 = getelementptr inbounds nuw float, ptr %7, i64 %159
+  store float %158, ptr %160, align 4, !tbaa !11
+  %161 = add nuw nsw i32 %101, 1
+  %162 = icmp samesign ult i32 %101, 64
+  br i1 %162, label %100, label %163
 
-32:                                               ; preds = %19
-  %33 = fdiv float 1.000000e+00, %18
-  %34 = fmul float %4, %15
-  %35 = tail call float @llvm.exp.f32(float %34)
-  %36 = fsub float %35, %33
-  %37 = fsub float %18, %33
-  %38 = fdiv float %36, %37
-  %39 = fsub float 1.000000e+00, %38
-  %40 = fdiv float 1.000000e+00, %35
-  br label %41
+163:                                              ; preds = %100
+  %164 = fdiv float 1.000000e+00, %49
+  %165 = fmul float %4, %15
+  %166 = fcmp olt float %165, 8.900000e+01
+  %167 = select i1 %166, float %165, float 8.900000e+01
+  %168 = fcmp ogt float %167, -1.040000e+02
+  %169 = select i1 %168, float %167, float -1.040000e+02
+  %170 = tail call float @llvm.fma.f32(float %169, float 0x3FF7154760000000, float 0x4168000000000000)
+  %171 = fadd float %170, 0xC168000000000000
+  %172 = bitcast float %170 to i32
+  %173 = add i32 %172, -1262485504
+  %174 = fneg float %171
+  %175 = tail call float @llvm.fma.f32(float %174, float 0x3FE62E4300000000, float %169)
+  %176 = tail call float @llvm.fma.f32(float %174, float 0xBE205C6100000000, float 0.000000e+00)
+  %177 = fadd float %175, %176
+  %178 = tail call float @llvm.fma.f32(float %177, float 0x3F2A01A020000000, float 0x3F56C16C20000000)
+  %179 = tail call float @llvm.fma.f32(float %178, float %177, float 0x3F81111120000000)
+  %180 = tail call float @llvm.fma.f32(float %179, float %177, float 0x3FA5555560000000)
+  %181 = tail call float @llvm.fma.f32(float %180, float %177, float 0x3FC5555560000000)
+  %182 = tail call float @llvm.fma.f32(float %181, float %177, float 5.000000e-01)
+  %183 = tail call float @llvm.fma.f32(float %182, float %177, float 1.000000e+00)
+  %184 = tail call float @llvm.fma.f32(float %183, float %177, float 1.000000e+00)
+  %185 = ashr i32 %173, 1
+  %186 = shl i32 %185, 23
+  %187 = add i32 %186, 1065353216
+  %188 = bitcast i32 %187 to float
+  %189 = fmul float %184, %188
+  %190 = sub i32 %172, %185
+  %191 = shl i32 %190, 23
+  %192 = add i32 %191, 1065353216
+  %193 = bitcast i32 %192 to float
+  %194 = fmul float %189, %193
+  %195 = fcmp uno float %165, 0.000000e+00
+  %196 = fadd float %165, %165
+  %197 = select i1 %195, float %196, float %194
+  %198 = fsub float %197, %164
+  %199 = fsub float %49, %164
+  %200 = fdiv float %198, %199
+  %201 = fsub float 1.000000e+00, %200
+  %202 = fdiv float 1.000000e+00, %197
+  br label %203
 
-41:                                               ; preds = %44, %32
-  %42 = phi i32 [ %45, %44 ], [ 64, %32 ]
-  %43 = load float, ptr %7, align 4, !tbaa !11
-  br label %47
+203:                                              ; preds = %206, %163
+  %204 = phi i32 [ %207, %206 ], [ 64, %163 ]
+  %205 = load float, ptr %7, align 4, !tbaa !11
+  br label %209
 
-44:                                               ; preds = %47
-  %45 = add nsw i32 %42, -1
-  %46 = icmp samesign ugt i32 %42, 1
-  br i1 %46, label %41, label %60
+206:                                              ; preds = %209
+  %207 = add nsw i32 %204, -1
+  %208 = icmp samesign ugt i32 %204, 1
+  br i1 %208, label %203, label %222
 
-47:                                               ; preds = %47, %41
-  %48 = phi float [ %43, %41 ], [ %53, %47 ]
-  %49 = phi i32 [ 0, %41 ], [ %50, %47 ]
-  %50 = add nuw nsw i32 %49, 1
-  %51 = zext nneg i32 %50 to i64
-  %52 = getelementptr inbounds nuw float, ptr %7, i64 %51
-  %53 = load float, ptr %52, align 4, !tbaa !11
-  %54 = zext nneg i32 %49 to i64
-  %55 = getelementptr inbounds nuw float, ptr %7, i64 %54
-  %56 = fmul float %39, %48
-  %57 = tail call float @llvm.fmuladd.f32(float %38, float %53, float %56)
-  %58 = fmul float %40, %57
-  store float %58, ptr %55, align 4, !tbaa !11
-  %59 = icmp samesign ult i32 %50, %42
-  br i1 %59, label %47, label %44
+209:                                              ; preds = %209, %203
+  %210 = phi float [ %205, %203 ], [ %215, %209 ]
+  %211 = phi i32 [ 0, %203 ], [ %212, %209 ]
+  %212 = add nuw nsw i32 %211, 1
+  %213 = zext nneg i32 %212 to i64
+  %214 = getelementptr inbounds nuw float, ptr %7, i64 %213
+  %215 = load float, ptr %214, align 4, !tbaa !11
+  %216 = zext nneg i32 %211 to i64
+  %217 = getelementptr inbounds nuw float, ptr %7, i64 %216
+  %218 = fmul float %201, %210
+  %219 = tail call float @llvm.fmuladd.f32(float %200, float %215, float %218)
+  %220 = fmul float %202, %219
+  store float %220, ptr %217, align 4, !tbaa !11
+  %221 = icmp samesign ult i32 %212, %204
+  br i1 %221, label %209, label %206
 
-60:                                               ; preds = %44
-  %61 = load float, ptr %7, align 4, !tbaa !11
-  %62 = getelementptr inbounds float, ptr addrspace(1) %0, i64 %10
-  store float %61, ptr addrspace(1) %62, align 4, !tbaa !11
+222:                                              ; preds = %206
+  %223 = load float, ptr %7, align 4, !tbaa !11
+  %224 = getelementptr inbounds float, ptr addrspace(1) %0, i64 %10
+  store float %223, ptr addrspace(1) %224, align 4, !tbaa !11
   call void @llvm.lifetime.end.p0(ptr nonnull %7) #5
   ret void
 }
@@ -94,16 +256,19 @@ declare void @llvm.lifetime.end.p0(ptr captures(none)) #1
 declare float @llvm.fmuladd.f32(float, float, float) #3
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
-declare float @llvm.exp.f32(float) #3
+declare float @llvm.fma.f32(float, float, float) #3
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
 declare float @llvm.sqrt.f32(float) #3
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
-declare float @llvm.pow.f32(float, float) #3
+declare float @llvm.fabs.f32(float) #3
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
 declare float @llvm.maxnum.f32(float, float) #3
+
+; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
+declare i1 @llvm.is.fpclass.f32(float, i32 immarg) #3
 
 attributes #0 = { convergent nofree norecurse nounwind memory(argmem: readwrite) "no-trapping-math"="true" "stack-protector-buffer-size"="8" "uniform-work-group-size"="true" }
 attributes #1 = { nocallback nofree nosync nounwind willreturn memory(argmem: readwrite) }

@@ -38,7 +38,7 @@ define dso_local spir_kernel void @julia(ptr addrspace(1) noundef writeonly alig
 
 34:                                               ; preds = %18
   %35 = icmp eq i32 %30, 200
-  br i1 %35, label %46, label %36
+  br i1 %35, label %114, label %36
 
 36:                                               ; preds = %34, %6
   %37 = phi float [ %29, %34 ], [ %16, %6 ]
@@ -46,21 +46,89 @@ define dso_local spir_kernel void @julia(ptr addrspace(1) noundef writeonly alig
   %39 = uitofp nneg i32 %38 to float
   %40 = fadd float %39, 1.000000e+00
   %41 = tail call float @llvm.sqrt.f32(float %37)
-  %42 = tail call float @llvm.log.f32(float %41)
-  %43 = tail call float @llvm.log.f32(float %42)
-  %44 = fneg float %43
-  %45 = tail call float @llvm.fmuladd.f32(float %44, float 0x3FF7154760000000, float %40)
-  br label %46
+  %42 = fcmp olt float %41, 0x3810000000000000
+  %43 = fmul float %41, 0x4160000000000000
+  %44 = select i1 %42, float %43, float %41
+  %45 = bitcast float %44 to i32
+  %46 = add i32 %45, 4913933
+  %47 = lshr i32 %46, 23
+  %48 = select i1 %42, i32 -150, i32 -127
+  %49 = add nsw i32 %48, %47
+  %50 = sitofp i32 %49 to float
+  %51 = and i32 %46, 8388607
+  %52 = add nuw nsw i32 %51, 1060439283
+  %53 = bitcast i32 %52 to float
+  %54 = fadd float %53, -1.000000e+00
+  %55 = fadd float %54, 2.000000e+00
+  %56 = fdiv float %54, %55
+  %57 = fmul float %56, %56
+  %58 = fmul float %54, 5.000000e-01
+  %59 = fmul float %54, %58
+  %60 = tail call float @llvm.fma.f32(float %57, float 0x3FC745D180000000, float 0x3FCC71C720000000)
+  %61 = tail call float @llvm.fma.f32(float %57, float %60, float 0x3FD24924A0000000)
+  %62 = tail call float @llvm.fma.f32(float %57, float %61, float 0x3FD99999A0000000)
+  %63 = tail call float @llvm.fma.f32(float %57, float %62, float 0x3FE5555560000000)
+  %64 = fmul float %57, %63
+  %65 = fadd float %59, %64
+  %66 = fmul float %50, 0xBE205C6100000000
+  %67 = tail call float @llvm.fma.f32(float %56, float %65, float %66)
+  %68 = fsub float %67, %59
+  %69 = fadd float %54, %68
+  %70 = tail call float @llvm.fma.f32(float %50, float 0x3FE62E4300000000, float %69)
+  %71 = fcmp oeq float %37, 0.000000e+00
+  %72 = select i1 %71, float 0xFFF0000000000000, float %70
+  %73 = fcmp oeq float %41, 0x7FF0000000000000
+  %74 = select i1 %73, float 0x7FF0000000000000, float %72
+  %75 = fcmp oge float %37, 0.000000e+00
+  %76 = select i1 %75, float %74, float 0x7FF8000000000000
+  %77 = fcmp olt float %76, 0x3810000000000000
+  %78 = fmul float %76, 0x4160000000000000
+  %79 = select i1 %77, float %78, float %76
+  %80 = bitcast float %79 to i32
+  %81 = add i32 %80, 4913933
+  %82 = lshr i32 %81, 23
+  %83 = select i1 %77, i32 -150, i32 -127
+  %84 = add nsw i32 %83, %82
+  %85 = sitofp i32 %84 to float
+  %86 = and i32 %81, 8388607
+  %87 = add nuw nsw i32 %86, 1060439283
+  %88 = bitcast i32 %87 to float
+  %89 = fadd float %88, -1.000000e+00
+  %90 = fadd float %89, 2.000000e+00
+  %91 = fdiv float %89, %90
+  %92 = fmul float %91, %91
+  %93 = fmul float %89, 5.000000e-01
+  %94 = fmul float %89, %93
+  %95 = tail call float @llvm.fma.f32(float %92, float 0x3FC745D180000000, float 0x3FCC71C720000000)
+  %96 = tail call float @llvm.fma.f32(float %92, float %95, float 0x3FD24924A0000000)
+  %97 = tail call float @llvm.fma.f32(float %92, float %96, float 0x3FD99999A0000000)
+  %98 = tail call float @llvm.fma.f32(float %92, float %97, float 0x3FE5555560000000)
+  %99 = fmul float %92, %98
+  %100 = fadd float %94, %99
+  %101 = fmul float %85, 0xBE205C6100000000
+  %102 = tail call float @llvm.fma.f32(float %91, float %100, float %101)
+  %103 = fsub float %102, %94
+  %104 = fadd float %89, %103
+  %105 = tail call float @llvm.fma.f32(float %85, float 0x3FE62E4300000000, float %104)
+  %106 = fcmp oeq float %76, 0.000000e+00
+  %107 = fcmp oeq float %76, 0x7FF0000000000000
+  %108 = fcmp oge float %76, 0.000000e+00
+  %109 = fneg float %105
+  %110 = select i1 %106, float 0x7FF0000000000000, float %109
+  %111 = select i1 %107, float 0xFFF0000000000000, float %110
+  %112 = tail call float @llvm.fmuladd.f32(float %111, float 0x3FF7154760000000, float %40)
+  %113 = select i1 %108, float %112, float 0xFFF8000000000000
+  br label %114
 
-46:                                               ; preds = %36, %34
-  %47 = phi float [ %45, %36 ], [ 0.000000e+00, %34 ]
-  %48 = sext i32 %10 to i64
-  %49 = tail call spir_func i64 @_Z15get_global_sizej(i32 noundef 0) #3
-  %50 = mul i64 %49, %48
-  %51 = sext i32 %8 to i64
-  %52 = getelementptr float, ptr addrspace(1) %0, i64 %50
-  %53 = getelementptr float, ptr addrspace(1) %52, i64 %51
-  store float %47, ptr addrspace(1) %53, align 4, !tbaa !11
+114:                                              ; preds = %36, %34
+  %115 = phi float [ %113, %36 ], [ 0.000000e+00, %34 ]
+  %116 = sext i32 %10 to i64
+  %117 = tail call spir_func i64 @_Z15get_global_sizej(i32 noundef 0) #3
+  %118 = mul i64 %117, %116
+  %119 = sext i32 %8 to i64
+  %120 = getelementptr float, ptr addrspace(1) %0, i64 %118
+  %121 = getelementptr float, ptr addrspace(1) %120, i64 %119
+  store float %115, ptr addrspace(1) %121, align 4, !tbaa !11
   ret void
 }
 
@@ -74,7 +142,7 @@ declare float @llvm.fmuladd.f32(float, float, float) #2
 declare dso_local spir_func i64 @_Z15get_global_sizej(i32 noundef) local_unnamed_addr #1
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
-declare float @llvm.log.f32(float) #2
+declare float @llvm.fma.f32(float, float, float) #2
 
 ; Function Attrs: nocallback nocreateundeforpoison nofree nosync nounwind speculatable willreturn memory(none)
 declare float @llvm.sqrt.f32(float) #2
