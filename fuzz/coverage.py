@@ -360,6 +360,8 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
     assert isinstance(a, Affine)
     if a.base == "grp":
         return "uniform"
+    if a.clamp_hi is not None:
+        return "clamped (to the edge)"
     if a.counter is not None:
         return "contiguous + loop counter" if abs(a.stride) == 1 else "strided + loop counter"
     if a.stride == 1:

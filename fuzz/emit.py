@@ -763,4 +763,10 @@ class FunctionEmitter:
             if not a.narrow:
                 c = b.zext(c, ity)
             idx = b.add(idx, c)
+        if a.clamp_hi is not None:
+            suffix = f"i{ity.bits}"
+            lo = self.mod.intrinsic(f"llvm.smax.{suffix}", ity, [ity, ity])
+            hi = self.mod.intrinsic(f"llvm.smin.{suffix}", ity, [ity, ity])
+            idx = b.call(lo, [idx, V.const_int(ity, 0)])
+            idx = b.call(hi, [idx, V.const_int(ity, a.clamp_hi)])
         return idx

@@ -46,7 +46,7 @@ class Knobs:
 
     # Memory.
     memory: tuple[str, ...] = (
-        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop",
+        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop", "clamped",
     )
     uniform_stores: bool = True
     private_arrays: bool = True

@@ -381,7 +381,9 @@ class Addr:
 class Affine(Addr):
     """`offset + stride*base (+ counter)` with `base` a work-item id (`lin`,
     `gid`, `lid`, `grp` of `dim`), in bounds because the planner sized the
-    buffer for the NDRanges in the header. `narrow`: computed in i32."""
+    buffer for the NDRanges in the header. `narrow`: computed in i32.
+    `clamp_hi`: the index is clamped to [0, clamp_hi] (clamp-to-edge
+    addressing, as stencils do; the offset may then be negative)."""
 
     base: str
     dim: int
@@ -389,6 +391,7 @@ class Affine(Addr):
     offset: int
     counter: Var | None = None
     narrow: bool = False
+    clamp_hi: int | None = None
 
 
 @dataclass(eq=False)

@@ -874,7 +874,18 @@ class Planner:
              lambda: Wrapped(self.expr(c.choice((I32, I64)), 2, VARYING))),
             (2.0 if "loop" in mem and in_loop and varying_ok else 0.0,
              lambda: self._affine(c.choice((1, 2, -1)), True)),
+            (1.5 if "clamped" in mem and varying_ok else 0.0, self._clamped),
         ]
+
+    def _clamped(self) -> Affine:
+        """A neighbour at a clamped coordinate, `in[clamp(id + d, 0, hi)]`:
+        packets at both edges clamp some lanes, packets inside none."""
+        c = self.c
+        a = self._affine(c.choice((1, 1, 1, 2)), False)
+        a.offset = c.integer(-4, 4)
+        top = a.offset + a.stride * max(_max_base(self.ndranges, a.base, a.dim), 0)
+        a.clamp_hi = max(0, top - c.integer(0, 6))
+        return a
 
     def _affine(self, stride: int, counter: bool) -> Affine:
         c = self.c
@@ -1090,6 +1101,8 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             top = plan.max_base(a.base, a.dim)
             extra = counters.get(a.counter.id, 0) if a.counter is not None else 0
             hi = a.offset + max(a.stride, 0) * top + extra
+            if a.clamp_hi is not None:
+                hi = a.clamp_hi
             need(buf, hi + 1)
         elif isinstance(a, Indirect):
             addr_need(a.index_buffer, a.inner)

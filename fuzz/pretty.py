@@ -109,6 +109,8 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
         s = f"{a.offset} + {a.stride}*{base}"
         if a.counter is not None:
             s += f" + {a.counter.name}"
+        if a.clamp_hi is not None:
+            s = f"clamp({s}, 0, {a.clamp_hi})"
         return s
     if isinstance(a, Wrapped):
         return f"wrap({expr_c(a.expr)})"

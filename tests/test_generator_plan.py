@@ -164,7 +164,8 @@ def test_default_mix_covers_the_issue_list() -> None:
         "type: double", "type: <4 x float>", "type: <2 x i32>",
         "memory: load uniform", "memory: load contiguous", "memory: load strided +k",
         "memory: load strided -k", "memory: load reverse", "memory: load gather (index buffer)",
-        "memory: load gather (computed index)", "memory: conditional (masked) load",
+        "memory: load gather (computed index)", "memory: load clamped (to the edge)",
+        "memory: conditional (masked) load",
         "memory: conditional (masked) store", "store: perm", "store: indirect",
         "store: uniform address", "private array", "math builtin", "call: helper",
         "call: helper with side effects", "atomic", "dims: 1", "dims: 2", "dims: 3",
@@ -186,7 +187,10 @@ def _affine_range(p: KernelPlan, a: Affine, counters: dict[int, int]) -> tuple[i
     top = p.max_base(a.base, a.dim)
     extra = counters.get(a.counter.id, 0) if a.counter is not None else 0
     ends = [a.offset, a.offset + a.stride * top]
-    return min(ends), max(ends) + extra
+    lo, hi = min(ends), max(ends) + extra
+    if a.clamp_hi is not None:  # clamp(index, 0, clamp_hi)
+        lo, hi = min(max(lo, 0), a.clamp_hi), min(max(hi, 0), a.clamp_hi)
+    return lo, hi
 
 
 def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int]) -> None:
