@@ -8,8 +8,11 @@ Chains in `straight` and `loop` are at most 48 deep, summed by a tree.
 
 `vectorize()` is timed at W=8 (median of `--repeat` runs); the table shows
 seconds and microseconds per instruction, whose growth with size exposes a
-super-linear pass. `--profile` runs cProfile at the largest size and prints
-the functions with the most cumulative time, so the pass can be named.
+super-linear pass. `--profile` runs cProfile on the family that grows
+fastest (or `--profile-family`) at the largest size, the packetizer's helper
+thread included, and prints the functions with the most cumulative time and
+those whose own and cumulative time grow faster than the kernel, so the pass
+and its hot spot can be named.
 """
 
 from __future__ import annotations
@@ -168,21 +171,150 @@ def growth(rows: list[dict]) -> dict[str, float]:
     return out
 
 
-def profile(size: int, family: str = "straight", top: int = 15) -> str:
-    """cProfile of one `vectorize()` at `size`: the top functions by cumulative time."""
+_WAIT = "<method 'acquire' of '_thread.lock' objects>"
+
+
+def profile_stats(size: int, family: str) -> pstats.Stats:
+    """cProfile of one `vectorize()` of the `family` kernel of `size` instructions.
+
+    The packetizer runs on a helper thread with a big stack
+    (`vectorizer.deep_recursion.call_with_deep_stack`), which a profiler of
+    the calling thread does not see: that thread gets its own profiler
+    (`on_worker_thread`) and the two are merged. The calling thread's wait
+    for the helper is then taken out of the lock's own time, where it would
+    count the helper's work a second time.
+    """
     from vectorizer import vectorize
+    from vectorizer.deep_recursion import on_worker_thread
 
     text = FAMILIES[family](size)
-    prof = cProfile.Profile()
-    prof.enable()
-    try:
-        vectorize(text, kernel=family, width=8)
-    except Exception as exc:  # profile what ran before the failure
-        print(f"vectorize() failed: {type(exc).__name__}", file=sys.stderr)
-    finally:
-        prof.disable()
+    caller = cProfile.Profile()
+    helpers: list[cProfile.Profile] = []
+    helper_seconds = 0.0
+
+    def in_helper(fn):
+        nonlocal helper_seconds
+        prof = cProfile.Profile()
+        helpers.append(prof)
+        t0 = time.perf_counter()
+        try:
+            return prof.runcall(fn)
+        finally:
+            helper_seconds += time.perf_counter() - t0
+
+    with on_worker_thread(in_helper):
+        try:
+            caller.runcall(vectorize, text, kernel=family, width=8)
+        except Exception as exc:  # profile what ran before the failure
+            print(f"vectorize() failed: {type(exc).__name__}", file=sys.stderr)
+    stats = pstats.Stats(caller)
+    for prof in helpers:
+        stats.add(prof)
+    _discount_wait(stats, helper_seconds)
+    return stats
+
+
+def _discount_wait(stats: pstats.Stats, seconds: float) -> None:
+    """Take `seconds` of waiting for the helper thread (`Thread.join`) out of
+    the lock's own time."""
+    for func, (cc, nc, tt, ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
+        if func[2] != _WAIT:
+            continue
+        for who, (c_cc, c_nc, c_tt, c_ct) in callers.items():
+            if who[2] == "_wait_for_tstate_lock":
+                cut = min(c_tt, seconds)
+                callers[who] = (c_cc, c_nc, c_tt - cut, c_ct - cut)
+                stats.stats[func] = (cc, nc, tt - cut, ct - cut, callers)  # type: ignore[attr-defined]
+                stats.total_tt -= cut  # type: ignore[attr-defined]
+                return
+
+
+def _label(func: tuple[str, int, str]) -> str:
+    path, line, name = func
+    if path == "~":
+        return name
+    parts = path.replace("\\", "/").split("/")
+    for root in ("vectorizer", "bench", "llvmlite", "threading.py"):
+        if root in parts:
+            path = "/".join(parts[parts.index(root):])
+            break
+    else:
+        path = parts[-1]
+    return f"{path}:{line}({name})"
+
+
+def growth_by_function(small: pstats.Stats, n_small: int, big: pstats.Stats, n_big: int,
+                       top: int = 12) -> str:
+    """The functions whose time grows faster than the kernel from `n_small` to
+    `n_big` instructions, by the time beyond linear growth (`excess`): own
+    time names the hot spot, cumulative time the pass it is in."""
+    import math
+
+    ratio = n_big / n_small
+    a, b = small.stats, big.stats  # type: ignore[attr-defined]
+    total = big.total_tt  # type: ignore[attr-defined]
+    out = []
+    for col, what in ((2, "own"), (3, "cumulative")):
+        rows = []
+        for func, entry in b.items():
+            t1 = entry[col]
+            t0 = a[func][col] if func in a else 0.0
+            excess = t1 - t0 * ratio
+            if excess <= 0.01 * total:
+                continue
+            slope = math.log(t1 / t0) / math.log(ratio) if t0 > 0 and t1 > 0 else float("inf")
+            if slope < 1.1:
+                continue
+            rows.append((excess, slope, t0, t1, func))
+        rows.sort(key=lambda r: -r[0])
+        out.append(f"{what} time beyond linear growth, {n_small} -> {n_big} instructions "
+                   f"(x{ratio:g}; exponent about 1 is linear, 2 quadratic):")
+        out.append(f"  {'excess s':>9} {'exponent':>8} {f'@{n_small} s':>10} {f'@{n_big} s':>10}  function")
+        for k, (excess, slope, t0, t1, func) in enumerate(rows[:top]):
+            out.append(f"  {excess:9.3f} {slope:8.2f} {t0:10.3f} {t1:10.3f}  {_label(func)}")
+            if col == 2 and k < 3 and slope >= 1.25:
+                # Where a hot spot is called from: the pass it belongs to.
+                _callers(a, b, func, ratio, 0.01 * total, 4, "      ", out, {func})
+        if not rows:
+            out.append("  (none above 1% of the run and exponent 1.1: time grows linearly)")
+        out.append("")
+    return "\n".join(out)
+
+
+def _callers(a: dict, b: dict, func: tuple, ratio: float, floor: float, depth: int, indent: str,
+             out: list[str], seen: set) -> None:
+    """The callers of `func` through which its time grows beyond linear, `depth` levels up."""
+    old_edges = a[func][4] if func in a else {}
+    rows = []
+    for who, edge in b[func][4].items():
+        t1 = edge[3]
+        t0 = old_edges[who][3] if who in old_edges else 0.0
+        if t1 - t0 * ratio > floor:
+            rows.append((t1 - t0 * ratio, t0, t1, who))
+    rows.sort(key=lambda r: -r[0])
+    for excess, t0, t1, who in rows[:2]:
+        out.append(f"{indent}<- {excess:.3f} s beyond linear ({t0:.3f} -> {t1:.3f} s) from {_label(who)}")
+        if depth > 1 and who not in seen and who in b:
+            _callers(a, b, who, ratio, floor, depth - 1, indent + "   ", out, seen | {who})
+
+
+def profile(sizes: tuple[int, ...], family: str = "loop", top: int = 15) -> str:
+    """cProfile of `vectorize()` on the `family` kernel at the largest size
+    (the top functions by cumulative time), and the functions whose time
+    grows faster than the kernel between a smaller size and it."""
+    n_big = max(sizes)
+    smaller = [n for n in sizes if n * 3 <= n_big]
+    n_small = max(smaller) if smaller else max(10, n_big // 10)
+    profile_stats(10, family)  # warm up: imports, regular expressions, llvmlite
+    small = profile_stats(n_small, family) if n_small < n_big else None
+    big = profile_stats(n_big, family)
     buf = io.StringIO()
-    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(top)
+    print(f"cProfile of vectorize() on the `{family}` kernel of {n_big} instructions "
+          "(calling thread and packetizer thread merged):", file=buf)
+    big.stream = buf  # type: ignore[attr-defined]
+    big.sort_stats("cumulative").print_stats(top)
+    if small is not None:
+        print(growth_by_function(small, n_small, big, n_big), file=buf)
     return buf.getvalue()
 
 
@@ -231,7 +363,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--repeat", type=int, default=3, help="runs per size (median)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--plot", metavar="FILE", help="write a PNG log-log plot")
-    p.add_argument("--profile", action="store_true", help="cProfile the largest straight-line kernel (stderr)")
+    p.add_argument("--profile", action="store_true",
+                   help="cProfile the steepest-growing family at the largest size and name the "
+                        "functions that grow super-linearly (stderr)")
+    p.add_argument("--profile-family", choices=sorted(FAMILIES), help="the family to profile")
     args = p.parse_args(argv)
     sizes = _int_list(args.sizes, "--sizes")
     if args.repeat < 1:
@@ -247,6 +382,7 @@ def main(argv: list[str]) -> int:
     if args.plot:
         plot(rows, args.plot)
         print(f"vecz-bench: wrote {args.plot}", file=sys.stderr)
-    if args.profile:
-        print(profile(max(sizes)), file=sys.stderr)
+    if args.profile or args.profile_family:
+        family = args.profile_family or max(slopes, key=slopes.get, default="loop")
+        print(profile(sizes, family), file=sys.stderr)
     return 0

@@ -94,6 +94,22 @@ def test_compile_time_generators_verify():
             llvm_bridge.verify(gen(n))
 
 
+def test_compile_time_profile_sees_the_packetizer_thread():
+    """The packetizer runs on `call_with_deep_stack`'s helper thread: the
+    profile must include it, without the caller's wait counted as work."""
+    from bench.compile_time import _WAIT, profile, profile_stats
+
+    stats = profile_stats(300, "loop").stats  # type: ignore[attr-defined]
+    run = [e[3] for f, e in stats.items() if f[0].endswith("packetizer.py") and f[2] == "run"]
+    assert len(run) == 1 and run[0] > 0
+    # The caller's wait in `Thread.join` is not counted as its own work.
+    join_wait = [c[2] for f, e in stats.items() if f[2] == _WAIT for w, c in e[4].items()
+                 if w[2] == "_wait_for_tstate_lock"]
+    assert sum(join_wait) < 0.25 * run[0]
+    text = profile((30, 100), "loop")
+    assert "packetizer.py" in text and "time beyond linear growth, 30 -> 100 instructions" in text
+
+
 def test_opencl_source_compiles_to_the_checked_in_structure():
     pytest.importorskip("ziglang")
     from bench.compile import compile_kernel

@@ -184,6 +184,74 @@ def test_builder_positions_keep_build_order() -> None:
     llvm_bridge.verify(print_module(m))
 
 
+def test_block_positions_stay_exact_through_any_edit() -> None:
+    """Instruction positions are renumbered lazily (`instructions._Positions`):
+    after every kind of edit, including ones made on `block.instructions`
+    directly, `index_of` and the neighbours are those of the list."""
+    import random
+
+    m, fn, b = _fn()
+    x, y = fn.args
+    blk = b.block
+    insts = [b.add(x, y) for _ in range(40)]
+    b.ret(insts[-1])
+    rng = random.Random(7)
+    detached: list[I.Instruction] = []
+
+    def check() -> None:
+        for k, inst in enumerate(blk.instructions):
+            assert blk.index_of(inst) == k
+            assert inst.next_instruction is (blk.instructions[k + 1] if k + 1 < len(blk.instructions) else None)
+            assert inst.prev_instruction is (blk.instructions[k - 1] if k else None)
+
+    for _ in range(400):
+        body = blk.instructions[:-1]
+        op = rng.randrange(7)
+        anchor = rng.choice(body)
+        if op == 0:
+            b.position_after(anchor)
+            b.mul(x, y)
+        elif op == 1:
+            b.position_before(anchor)
+            b.sub(x, y)
+        elif op == 2 and len(body) > 5:
+            anchor.remove_from_parent()
+            detached.append(anchor)
+        elif op == 3 and detached:
+            detached.pop().insert_after(anchor)
+        elif op == 4:
+            blk.insert(rng.randrange(-3, 3), I.BinaryOperator("or", x, y))
+        elif op == 5:  # behind the block's back
+            i, j = rng.randrange(len(body)), rng.randrange(len(body))
+            blk.instructions[i], blk.instructions[j] = blk.instructions[j], blk.instructions[i]
+        elif op == 6 and not anchor.uses and len(body) > 5:
+            anchor.erase_from_parent()
+        if rng.randrange(4) == 0:
+            check()
+    check()
+    blk.instructions = list(reversed(blk.instructions))  # a new list object
+    check()
+
+
+def test_clone_keeps_use_lists_in_order() -> None:
+    """The clone's operands naming the original's values are never recorded
+    as uses of them, and every use list reads as if each copy had been made
+    with the original operands and then remapped operand by operand."""
+    m = parse_module(CLONE_SRC, canonicalize=True)
+    fn = m.get_function("k")
+    before = {id(v): list(v.uses) for v in [*fn.args, *fn.blocks, *fn.instructions()]}
+    clone, vmap = clone_function(fn, "k.clone")
+    for v in [*fn.args, *fn.blocks, *fn.instructions()]:
+        assert v.uses == before[id(v)]  # the same Use objects, in the same order
+    for new in [*clone.args, *clone.blocks, *clone.instructions()]:
+        expected = [(u, k) for u in clone.instructions() for k, op in enumerate(u.operands) if op is new]
+        got = [(use.user, use.index) for use in new.uses if isinstance(use.user, I.Instruction)]
+        assert got == expected  # (a new blockaddress constant names a block too)
+    for inst in clone.instructions():
+        for k, op in enumerate(inst.operands):
+            assert any(u.user is inst and u.index == k for u in op.uses)
+
+
 # ------------------------------------------------------------------ CFG
 
 

@@ -49,12 +49,23 @@ def clone_function(fn: Function, new_name: str) -> tuple[Function, dict[V.Value,
         nb = BasicBlock(b.name)
         new.append_block(nb)
         vmap[b] = nb
+    # The operands that name `fn`'s own values are remapped below; the copies
+    # never record them as uses of the originals (see `Instruction.clone`).
+    local = {id(v) for v in vmap} | {id(i) for i in fn.instructions()}
+
+    def remapped(v: V.Value) -> bool:
+        if isinstance(v, V.MetadataValue):
+            return bool(v.text.refs)
+        if isinstance(v, V.BlockAddress):
+            return v.function is fn
+        return id(v) in local
+
     new_insts: list[I.Instruction] = []
     for b in fn.blocks:
         nb = vmap[b]
         assert isinstance(nb, BasicBlock)
         for inst in b.instructions:
-            c = inst.clone()
+            c = inst.clone(unlinked=remapped)
             c.name = inst.name
             nb.append(c)
             vmap[inst] = c
@@ -66,17 +77,15 @@ def clone_function(fn: Function, new_name: str) -> tuple[Function, dict[V.Value,
         return vmap.get(v, v)
 
     for old, c in zip(fn.instructions(), new_insts, strict=True):
-        ops = c._operands
-        for k, v in enumerate(ops):
+        for k, v in enumerate(old._operands):
+            if not remapped(v):
+                continue
             if isinstance(v, V.MetadataValue):
-                if v.text.refs:
-                    c.set_operand(k, V.MetadataValue(v.text.copy(remap)))
-            elif isinstance(v, V.BlockAddress) and v.function is fn:
-                c.set_operand(k, V.BlockAddress(new, vmap[v.block], v.type))
+                c.link_operand(k, V.MetadataValue(v.text.copy(remap)))
+            elif isinstance(v, V.BlockAddress):
+                c.link_operand(k, V.BlockAddress(new, vmap[v.block], v.type))
             else:
-                nv = vmap.get(v)
-                if nv is not None:
-                    c.set_operand(k, nv)
+                c.link_operand(k, vmap[v])
         c.debug_records = [r.copy(remap) for r in old.debug_records]
     new.uselistorder = [u.copy(remap) for u in fn.uselistorder]
     if module is not None:

@@ -7,11 +7,11 @@ are real operands, so `block.uses` sees every edge. Printing lives in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import types as T
-from .values import ConstantInt, TextWithRefs, User, Value
+from .values import ConstantInt, TextWithRefs, Use, User, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from .module import BasicBlock, Function
@@ -160,7 +160,7 @@ class Instruction(User):
         if self.parent is None:
             return None
         insts = self.parent.instructions
-        i = _index_in(insts, self)
+        i = _index_in(self.parent, self)
         return insts[i + 1] if i + 1 < len(insts) else None
 
     @property
@@ -169,7 +169,7 @@ class Instruction(User):
         if self.parent is None:
             return None
         insts = self.parent.instructions
-        i = _index_in(insts, self)
+        i = _index_in(self.parent, self)
         return insts[i - 1] if i > 0 else None
 
     def get_metadata(self, kind: str) -> str | None:
@@ -187,9 +187,16 @@ class Instruction(User):
 
     # ------------------------------------------------------------- editing
 
-    def clone(self) -> Instruction:
+    def clone(self, unlinked: Callable[[Value], bool] | None = None) -> Instruction:
         """A detached copy with the same operands (no name, no parent, no debug
-        records; metadata attachments are copied)."""
+        records; metadata attachments are copied).
+
+        For copying code whose operands are then pointed at the copies: an
+        operand `v` with `unlinked(v)` keeps its slot but is not recorded as
+        a use of `v`, and the caller must fill the slot with `link_operand`.
+        (Recording such a use only to drop it again made cloning quadratic in
+        the uses of a much-used value: each drop searched its use list.)
+        """
         new = object.__new__(type(self))
         d = new.__dict__
         for k, v in self.__dict__.items():
@@ -203,8 +210,16 @@ class Instruction(User):
         new.name = None
         new.debug_records = []
         d.pop("_md_users", None)
+        if unlinked is None:
+            for v in self._operands:
+                new._append_operand(v)
+            return new
         for v in self._operands:
-            new._append_operand(v)
+            if unlinked(v):
+                new._operands.append(v)
+                new._uses.append(Use(new, len(new._uses)))
+            else:
+                new._append_operand(v)
         return new
 
     def insert_before(self, other: Instruction) -> None:
@@ -213,8 +228,10 @@ class Instruction(User):
         if block is None:
             raise ValueError("insert_before: anchor is not in a block")
         self._check_detached()
-        block.instructions.insert(_index_in(block.instructions, other), self)
+        i = _index_in(block, other)
+        block.instructions.insert(i, self)
         self.parent = block
+        _inserted(block, i, self)
 
     def insert_after(self, other: Instruction) -> None:
         """Insert this (detached) instruction just after `other`."""
@@ -222,14 +239,18 @@ class Instruction(User):
         if block is None:
             raise ValueError("insert_after: anchor is not in a block")
         self._check_detached()
-        block.instructions.insert(_index_in(block.instructions, other) + 1, self)
+        i = _index_in(block, other) + 1
+        block.instructions.insert(i, self)
         self.parent = block
+        _inserted(block, i, self)
 
     def remove_from_parent(self) -> None:
         """Unlink from the block, keeping operands (to re-insert elsewhere)."""
         if self.parent is not None:
-            insts = self.parent.instructions
-            del insts[_index_in(insts, self)]
+            block = self.parent
+            i = _index_in(block, self)
+            del block.instructions[i]
+            _removed(block, i, self)
             self.parent = None
 
     def erase_from_parent(self) -> None:
@@ -241,12 +262,14 @@ class Instruction(User):
         if self.uses:
             raise ValueError(f"erase_from_parent: {self!r} still has {len(self.uses)} use(s)")
         if self.parent is not None:
-            insts = self.parent.instructions
-            i = _index_in(insts, self)
+            block = self.parent
+            insts = block.instructions
+            i = _index_in(block, self)
             if self.debug_records and i + 1 < len(insts):
                 insts[i + 1].debug_records[:0] = self.debug_records
                 self.debug_records = []
             del insts[i]
+            _removed(block, i, self)
             self.parent = None
         for r in self.debug_records:
             r.text.detach()
@@ -267,14 +290,77 @@ class Instruction(User):
         return f"<{type(self).__name__} {n}{self.opcode}: {self.type}>"
 
 
-def _index_in(insts: list[Instruction], inst: Instruction) -> int:
-    # list.index compares by identity first, in C: every insertion and
-    # removal goes through here, and a Python loop made big kernels quadratic
-    # in practice (instructions compare by identity, so this is exact).
+class _Positions:
+    """The positions of a block's instructions, renumbered lazily.
+
+    `pos` maps `id(inst)` to an index; the entries of the instructions in
+    `insts[:valid]` are exact, later ones may be out of date. An edit at
+    index k only lowers `valid` to k, and a lookup renumbers from `valid` up
+    to the instruction it finds, so a run of edits each followed by a lookup
+    a little further on (what the packetizer and the builder do: insert after
+    x, then after an operand of x, ...) costs the distance between them, not
+    the block's length. (The old `list.index` from the start made every
+    insertion O(block) and the packetizer quadratic in the block's size.)
+
+    Every answer is checked against the list (`insts[i] is inst`) and the
+    table belongs to one list object, so code that edits
+    `block.instructions` directly can only make a lookup slower, never wrong.
+    """
+
+    __slots__ = ("insts", "pos", "valid")
+
+    def __init__(self, insts: list[Instruction]) -> None:
+        self.insts = insts
+        self.pos: dict[int, int] = {}
+        self.valid = 0
+
+
+def _positions(block: BasicBlock) -> _Positions:
+    p = block._positions
+    if p is None or p.insts is not block.instructions:
+        p = block._positions = _Positions(block.instructions)
+    return p
+
+
+def _index_in(block: BasicBlock, inst: Instruction) -> int:
+    """The index of `inst` in `block.instructions` (see `_Positions`)."""
+    p = _positions(block)
+    insts = p.insts
+    i = p.pos.get(id(inst))
+    if i is not None and i < len(insts) and insts[i] is inst:
+        return i
+    start = min(p.valid, len(insts))
+    # list.index compares by identity first, in C; instructions compare by
+    # identity only, so this finds exactly `inst`.
     try:
-        return insts.index(inst)
+        i = insts.index(inst, start)
     except ValueError:
-        raise ValueError(f"{inst!r} is not in its parent block") from None
+        try:  # the list was edited behind our back: search it all
+            i = insts.index(inst, 0, start)
+        except ValueError:
+            raise ValueError(f"{inst!r} is not in its parent block") from None
+        start = 0
+    p.pos.update(zip(map(id, insts[start : i + 1]), range(start, i + 1), strict=True))
+    p.valid = i + 1
+    return i
+
+
+def _edited(block: BasicBlock, i: int) -> _Positions:
+    """`block.instructions` changed at index `i` and after."""
+    p = _positions(block)
+    if p.valid > i:
+        p.valid = i
+    return p
+
+
+def _inserted(block: BasicBlock, i: int, inst: Instruction) -> None:
+    """`inst` was just inserted at index `i` of `block.instructions`."""
+    _edited(block, i).pos[id(inst)] = i
+
+
+def _removed(block: BasicBlock, i: int, inst: Instruction) -> None:
+    """`inst` was just deleted from index `i` of `block.instructions`."""
+    _edited(block, i).pos.pop(id(inst), None)
 
 
 class BinaryOperator(Instruction):

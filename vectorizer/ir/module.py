@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from . import types as T
-from .instructions import BranchInst, Instruction, PhiNode, _index_in
+from .instructions import (
+    BranchInst,
+    Instruction,
+    PhiNode,
+    _edited,
+    _index_in,
+    _inserted,
+    _Positions,
+)
 from .values import Constant, TextWithRefs, Value
 
 __all__ = ["Argument", "GlobalValue", "GlobalVariable", "GlobalAlias", "Function", "BasicBlock", "Module"]
@@ -209,6 +217,9 @@ def _block_index(blocks: list[BasicBlock], bb: BasicBlock) -> int:
 class BasicBlock(Value):
     """A basic block (a value of type `label`)."""
 
+    # Lazily renumbered positions of `instructions` (instructions._Positions).
+    _positions: _Positions | None = None
+
     def __init__(self, name: str | None = None, parent: Function | None = None) -> None:
         super().__init__(T.label, name)
         self.parent = parent
@@ -263,18 +274,23 @@ class BasicBlock(Value):
         inst._check_detached()
         self.instructions.append(inst)
         inst.parent = self
+        _inserted(self, len(self.instructions) - 1, inst)
         return inst
 
     def insert(self, index: int, inst: Instruction) -> Instruction:
         """Insert a detached instruction at position `index`."""
         inst._check_detached()
+        if index < 0:
+            index = max(0, len(self.instructions) + index)
+        index = min(index, len(self.instructions))
         self.instructions.insert(index, inst)
         inst.parent = self
+        _inserted(self, index, inst)
         return inst
 
     def index_of(self, inst: Instruction) -> int:
         """Position of `inst` in this block."""
-        return _index_in(self.instructions, inst)
+        return _index_in(self, inst)
 
     def split_before(self, inst: Instruction, name: str | None = None) -> BasicBlock:
         """Move `inst` and everything after it to a new block placed right
@@ -287,6 +303,7 @@ class BasicBlock(Value):
         new = fn.add_block(name, after=self)
         moved = self.instructions[i:]
         del self.instructions[i:]
+        _edited(self, i)
         for m in moved:
             m.parent = new
         new.instructions = moved

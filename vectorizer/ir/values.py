@@ -179,6 +179,11 @@ class User(Value):
         self._operands[i] = v
         v.uses.append(use)
 
+    def link_operand(self, i: int, v: Value) -> None:
+        """Fill operand slot `i`, left unlinked by `Instruction.clone(unlinked=...)`, with `v`."""
+        self._operands[i] = v
+        v.uses.append(self._uses[i])
+
     def _append_operand(self, v: Value) -> None:
         use = Use(self, len(self._operands))
         self._operands.append(v)

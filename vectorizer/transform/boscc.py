@@ -153,25 +153,36 @@ def _clone_region(fn: V.Function, region: list[Block]) -> dict[V.Value, V.Value]
         nb = fn.add_block(f"{_name(b)}.uni", after=anchor)
         anchor = nb
         vmap[b] = nb
+    # Operands naming the region's own values are remapped below, never
+    # recorded as uses of the originals (see `Instruction.clone`).
+    local = {id(b) for b in region} | {id(i) for b in region for i in b.instructions}
+
+    def remapped(v: V.Value) -> bool:
+        if isinstance(v, V.MetadataValue):
+            return bool(v.text.refs)
+        return id(v) in local
+
+    clones: list[tuple[I.Instruction, I.Instruction]] = []
     for b in region:
         nb = vmap[b]
         for inst in b.instructions:
-            c = inst.clone()
+            c = inst.clone(unlinked=remapped)
             c.name = f"{inst.name}.uni" if inst.name else None
             nb.append(c)
             vmap[inst] = c
+            clones.append((inst, c))
 
     def remap(v: V.Value) -> V.Value:
         return vmap.get(v, v)
 
-    for b in region:
-        for inst in vmap[b].instructions:
-            for k, v in enumerate(inst._operands):
-                if isinstance(v, V.MetadataValue):
-                    if v.text.refs:
-                        inst.set_operand(k, V.MetadataValue(v.text.copy(remap)))
-                elif v in vmap:
-                    inst.set_operand(k, vmap[v])
+    for inst, c in clones:
+        for k, v in enumerate(inst._operands):
+            if not remapped(v):
+                continue
+            if isinstance(v, V.MetadataValue):
+                c.link_operand(k, V.MetadataValue(v.text.copy(remap)))
+            else:
+                c.link_operand(k, vmap[v])
     return vmap
 
 

@@ -42,10 +42,17 @@ def inline_call(call: I.CallInst) -> None:
         nb = caller.add_block(f"{callee.name}.{cb.name}" if cb.name else None, before=cont)
         vmap[id(cb)] = nb
         new_blocks.append((cb, nb))
-    clones: list[I.Instruction] = []
+    # Operands naming the callee's own values are remapped below, never
+    # recorded as uses of the callee's values (see `Instruction.clone`).
+    local = set(vmap) | {id(i) for i in callee.instructions()}
+
+    def remapped(v: V.Value) -> bool:
+        return id(v) in local
+
+    clones: list[tuple[I.Instruction, I.Instruction]] = []
     for cb, nb in new_blocks:
         for inst in cb.instructions:
-            c = inst.clone()
+            c = inst.clone(unlinked=remapped)
             # Debug locations name the callee's scope; LLVM rejects them in the caller.
             c.metadata = [(k, m) for k, m in c.metadata if k != "dbg"]
             if hasattr(c, "debug_records"):
@@ -54,12 +61,11 @@ def inline_call(call: I.CallInst) -> None:
                 c.name = inst.name
             nb.append(c)
             vmap[id(inst)] = c
-            clones.append(c)
-    for c in clones:
-        for i, op in enumerate(c.operands):
-            mapped = vmap.get(id(op))
-            if mapped is not None:
-                c.set_operand(i, mapped)
+            clones.append((inst, c))
+    for inst, c in clones:
+        for i, op in enumerate(inst._operands):
+            if id(op) in local:
+                c.link_operand(i, vmap[id(op)])
 
     returns: list[tuple[V.Value | None, V.BasicBlock]] = []
     for _, nb in new_blocks:
