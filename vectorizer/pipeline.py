@@ -206,7 +206,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         outcome.stats["estimated_vector_cost"] = cost.vector
         if width > 1 and not cost.profitable:
             outcome.remarks.append(cost.remark())
-            width = 1
+            return _scalar_copy(text, request, outcome, t0)
     outcome.width = width
     name = vectorized_name(request.kernel, width)
     if module.get_function(name) is not None:
@@ -249,6 +249,21 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if packetizer.stats.instantiated:
         outcome.remarks.append(f"instantiated {packetizer.stats.instantiated} instruction(s) per lane")
     return cleaned, outcome
+
+
+def _scalar_copy(text: str, request: KernelRequest, outcome: KernelOutcome, t0: float) -> tuple[str, KernelOutcome]:
+    """Width 1 by choice of the cost model: one lane has no divergence to
+    convert and nothing to packetize, so the kernel is copied as it is."""
+    name = vectorized_name(request.kernel, 1)
+    outcome.width = 1
+    module = parse_module(text)
+    if module.get_function(name) is not None:
+        outcome.remarks.append(f"'{name}' already exists in the module")
+        return text, outcome
+    clone_function(module.get_function(request.kernel), name)
+    outcome.vectorized_name = name
+    outcome.stats["seconds"] = time.perf_counter() - t0
+    return print_module(module), outcome
 
 
 def _loop_blocks(fn) -> set[int]:

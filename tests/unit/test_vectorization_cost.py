@@ -66,15 +66,23 @@ entry:
 
 
 def _auto(text: str, kernel: str, fast_gather: bool):
+    return _auto_ir(text, kernel, fast_gather)[1]
+
+
+def _auto_ir(text: str, kernel: str, fast_gather: bool):
     target = TargetInfo("test", "", 256, fast_gather=fast_gather)
-    _, [outcome] = vectorize_module(text, [KernelRequest(kernel, None)], target)
-    return outcome
+    ir, [outcome] = vectorize_module(text, [KernelRequest(kernel, None)], target)
+    return ir, outcome
 
 
 def test_gathers_the_target_expands_keep_the_kernel_scalar() -> None:
-    out = _auto(SPMV, "spmv", fast_gather=False)
+    ir, out = _auto_ir(SPMV, "spmv", fast_gather=False)
     assert out.width == 1
     assert out.vectorized_name == "__vecz_v1_spmv"
+    # A plain copy of the kernel: no masks, no one-lane vectors.
+    body = ir.split("@__vecz_v1_spmv(", 1)[1].split("\n}\n", 1)[0]
+    assert " x " not in body and "__vecz_b_" not in body
+    assert body.count("load float") == 2 and "phi float" in body
     [remark] = [r for r in out.remarks if r.startswith("automatic width: 1")]
     assert "not profitable" in remark and "3 access(es) become gathers" in remark
     assert out.stats["estimated_vector_cost"] > out.stats["estimated_scalar_cost"]
