@@ -19,7 +19,11 @@ what remains. The steps:
    - a phi of a block whose predecessors are linearized becomes a variable
      V updated `V = select(e_{P->S}, incoming_P, V)` on every incoming edge;
      for the exit blocks of a divergent loop that is the "frozen live value":
-     a lane that left keeps the value it left with.
+     a lane that left keeps the value it left with. The header of a
+     divergent loop in LCSSA form is the exception: a lane not taking an
+     edge into it is outside the loop and reads loop values only through
+     the frozen exits, so its header variables are stored unblended (no
+     select on the loop's critical path; uniform counters stay uniform).
    Masks are combined with `select` (never `and`/`or` on a possibly-poison
    condition), so an inactive lane's garbage condition cannot poison a mask.
 2. Applying masks: loads (unless provably safe), stores, calls with side
