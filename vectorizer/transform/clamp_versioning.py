@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analysis.data_layout import DataLayout
+from ..analysis.dominance import DominatorTree
 from ..analysis.stride import StrideAnalysis
 from ..analysis.uniformity import UniformValueAnalysis
 from ..builtins.masked import divergence_all_fn
@@ -90,14 +91,30 @@ class ClampVersioning:
             return 0
         # The unclamped addresses are new: ask the stride analysis afresh.
         fresh = StrideAnalysis(UniformValueAnalysis(self.function, self.dim), self.layout)
-        done = 0
-        for load, relaxed in candidates:
-            if fresh.info(relaxed.value).constant_stride is None:
-                continue
-            self._version(load, relaxed)
-            done += 1
+        kept = [(ld, r) for ld, r in candidates if fresh.info(r.value).constant_stride is not None]
+        dt = DominatorTree(self.function)
+        for group in self._groups(kept, dt):
+            self._version(group)
         self._erase_unused()
-        return done
+        return len(kept)
+
+    def _groups(self, kept: list[tuple[I.LoadInst, _Relaxed]], dt: DominatorTree) -> list[list[tuple[I.LoadInst, _Relaxed]]]:
+        """Loads of one block, in order, versioned together behind one check
+        (a stencil's taps: one branch instead of one per tap). A load joins
+        the group of an earlier load of its block when all its conditions are
+        computed before that load."""
+        groups: list[list[tuple[I.LoadInst, _Relaxed]]] = []
+        open_group: dict[int, list[tuple[I.LoadInst, _Relaxed]]] = {}
+        for load, relaxed in kept:
+            group = open_group.get(id(load.parent))
+            if group is not None and all(dt.dominates(c, group[0][0]) and c is not group[0][0]
+                                         for c in relaxed.conditions):
+                group.append((load, relaxed))
+                continue
+            group = [(load, relaxed)]
+            groups.append(group)
+            open_group[id(load.parent)] = group
+        return groups
 
     # ------------------------------------------------------------- relaxing
 
@@ -139,27 +156,49 @@ class ClampVersioning:
 
     # ----------------------------------------------------------- versioning
 
-    def _version(self, load: I.LoadInst, relaxed: _Relaxed) -> None:
-        b = Builder().position_before(load)
-        ok = relaxed.conditions[0]
-        for c in relaxed.conditions[1:]:
+    def _version(self, group: list[tuple[I.LoadInst, _Relaxed]]) -> None:
+        """Branch on the group's check to a copy of the instructions from its
+        first load to its last, in which the loads are contiguous; values
+        defined in the range meet in phis after it."""
+        first, last = group[0][0], group[-1][0]
+        b = Builder().position_before(first)
+        conditions: list[V.Value] = []
+        for _, relaxed in group:
+            conditions.extend(c for c in relaxed.conditions if c not in conditions)
+        ok = conditions[0]
+        for c in conditions[1:]:
             ok = b.select(ok, c, _FALSE)
         every = b.call(divergence_all_fn(self.module), [ok], name="clamp.none")
-        block = load.parent
-        slow = block.split_before(load, name="clamp.slow")
-        rest = slow.split_before(slow.instructions[1], name="clamp.join")
+        block = first.parent
+        slow = block.split_before(first, name="clamp.slow")
+        rest = slow.split_before(slow.instructions[slow.index_of(last) + 1], name="clamp.join")
         fast = self.function.add_block("clamp.fast", before=slow)
         fb = Builder().position_at_end(fast)
-        quick = load.clone()
-        fb.insert(quick, name=f"{load.name}.contiguous" if load.name else None)
-        quick.set_operand(0, relaxed.value)
+        unclamped = {id(load): relaxed.value for load, relaxed in group}
+        copies: dict[int, V.Value] = {}
+        originals = [inst for inst in slow.instructions if not inst.is_terminator]
+        for inst in originals:
+            copy = inst.clone()
+            fb.insert(copy, name=f"{inst.name}.contiguous" if inst.name else None)
+            for i, op in enumerate(copy.operands):
+                if id(op) in copies:
+                    copy.set_operand(i, copies[id(op)])
+            if id(inst) in unclamped:
+                pointer = unclamped[id(inst)]
+                copy.set_operand(0, copies.get(id(pointer), pointer))
+            copies[id(inst)] = copy
         fb.br(rest)
         block.terminator.erase_from_parent()
         Builder().position_at_end(block).cond_br(every, fast, slow)
-        users = list(load.uses)
-        phi = Builder().position_at_start(rest).phi(load.type, [(quick, fast), (load, slow)], name=load.name or None)
-        for use in users:
-            use.user.set_operand(use.index, phi)
+        inside = {id(i) for i in originals}
+        for inst in originals:
+            outside = [u for u in inst.uses if id(u.user) not in inside and u.user.parent is not fast]
+            if not outside or isinstance(inst.type, T.VoidType):
+                continue
+            phi = Builder().position_at_start(rest).phi(inst.type, [(copies[id(inst)], fast), (inst, slow)],
+                                                        name=inst.name or None)
+            for use in outside:
+                use.user.set_operand(use.index, phi)
 
     def _erase_unused(self) -> None:
         changed = True
