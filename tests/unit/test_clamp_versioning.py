@@ -64,9 +64,11 @@ def test_clamped_loads_get_a_contiguous_fast_path() -> None:
     r = vectorize(_ir(), kernel="blur", width=8)
     assert r.stats["clamp_versioned_loads"] == 3
     body = r.ir.split("@__vecz_v8_blur(", 1)[1].split("\n}\n", 1)[0]
-    # Four contiguous loads: the centre tap and the three fast paths.
+    # Four contiguous loads: the centre tap and the three of the fast path.
     assert body.count("load <8 x float>") == 4
-    assert body.count("llvm.masked.gather") == 3  # the slow paths, at the border
+    assert body.count("llvm.masked.gather") == 3  # the slow path, at the border
+    # The three taps share one check and one branch.
+    assert body.count("\nclamp.fast") == 1 and body.count("\nclamp.slow") == 1
 
 
 def test_versioned_kernel_matches_scalar_across_the_border() -> None:
