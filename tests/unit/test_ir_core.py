@@ -518,3 +518,21 @@ declare token @llvm.experimental.convergence.anchor()
     assert call.args == [f.args[1]] and call.called_function is m.get_function("g")
     assert f.entry.instructions[0].users == [call]
     assert llvm_bridge.canonicalize(print_module(m)) == llvm_bridge.canonicalize(src)
+
+
+def test_a_kernel_in_its_own_comdat_is_cloned_into_that_comdat() -> None:
+    from vectorizer import vectorize
+
+    text = """$g = comdat any
+declare i64 @_Z13get_global_idj(i32)
+define linkonce_odr spir_kernel void @g(ptr addrspace(1) %out) comdat {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %p = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %gid
+  store i32 1, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+    r = vectorize(text, kernel="g", width=4)
+    assert r.vectorized_name == "__vecz_v4_g", r.remarks
+    assert "@__vecz_v4_g(ptr addrspace(1) %out) comdat($g) {" in r.ir

@@ -12,6 +12,14 @@ from .module import BasicBlock, Function, Module
 __all__ = ["clone_function"]
 
 
+# `comdat` as a keyword (not in a section name), not followed by `(name)`.
+_BARE_COMDAT = re.compile(r"(?<![^\s,])comdat(?![\w.$\"]|\s*\()")
+
+
+def _symbol(name: str | None) -> str:
+    return name if name and re.fullmatch(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*", name) else '"' + (name or "") + '"'
+
+
 def clone_function(fn: Function, new_name: str) -> tuple[Function, dict[V.Value, V.Value]]:
     """Copy `fn` (header, blocks, instructions, names, metadata and debug
     records) into a new function `new_name` of the same module.
@@ -38,6 +46,10 @@ def clone_function(fn: Function, new_name: str) -> tuple[Function, dict[V.Value,
     new.addrspace = fn.addrspace
     new.attributes = fn.attributes
     new.trailing = fn.trailing.copy() if fn.trailing is not None else None
+    if new.trailing is not None:
+        # A bare `comdat` names the function's own comdat: the copy stays in
+        # the original's (`comdat($orig)`), as there is no comdat of its name.
+        new.trailing.parts = [_BARE_COMDAT.sub(f"comdat(${_symbol(fn.name)})", p) for p in new.trailing.parts]
     new.metadata = list(fn.metadata)
 
     vmap: dict[V.Value, V.Value] = {}

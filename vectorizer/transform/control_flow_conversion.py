@@ -295,7 +295,15 @@ class ControlFlowConversion:
         loop = next((lp for lp in self.divergence.divergent_loops if lp.header is header), None)
         if loop is None or loop.latch is None:
             return set()
+        # Loop-simplify form, which the argument needs: one way in (else a
+        # second unblended store would overwrite lanes that came the first
+        # way) and exit blocks entered only from the loop (their phis then
+        # are the only way out, and blend per lane).
+        if sum(1 for p in header.predecessors if not loop.contains(p)) != 1:
+            return set()
         exits = set(loop.exit_blocks)
+        if any(not loop.contains(p) for x in exits for p in x.predecessors):
+            return set()
         for bb in loop.blocks:
             for inst in bb.instructions:
                 for use in inst.uses:
