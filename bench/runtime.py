@@ -104,7 +104,7 @@ def build(
     tm = ojit.target_machine(3)
     ctx = llvm.create_context()
     try:
-        mod = llvm.parse_assembly(ojit.strip_calling_conventions(text), context=ctx)
+        mod = llvm.parse_assembly(ojit.native_text(text), context=ctx)
         mod.verify()
     except RuntimeError as exc:
         raise BuildFailure("invalid IR: " + " ".join(str(exc).split())[:300]) from None

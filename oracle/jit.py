@@ -22,6 +22,8 @@ from . import runtime
 from .runtime import FnSig, Unsupported, parse_fn_type
 
 _CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
+_MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
+_ATTR_LINE = re.compile(r"^(?:attributes #\d+ = \{|define |declare ).*$", re.M)
 
 
 def target_machine(opt: int = 2) -> llvm.TargetMachine:
@@ -75,8 +77,23 @@ class Program:
         fn(args_addr, cfg_addr)  # type: ignore[operator]
 
 
+def strip_memory_effects(text: str) -> str:
+    """Drop `memory(...)` function attributes. The runtime's work-item
+    builtins read the NDRange state from globals, so a kernel that clang
+    marked `memory(argmem: readwrite)`, or a builtin declared `memory(none)`,
+    would let LLVM's optimisations (at -O1 and up) reorder or merge those
+    reads across work-items."""
+    return _ATTR_LINE.sub(lambda m: _MEMORY.sub("", m.group(0)), text)
+
+
+def native_text(text: str) -> str:
+    """Kernel IR made fit to run natively with the runtime: no SPIR calling
+    conventions, no memory-effect attributes."""
+    return strip_memory_effects(strip_calling_conventions(text))
+
+
 def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
-    mod = llvm.parse_assembly(strip_calling_conventions(text), context=ctx)
+    mod = llvm.parse_assembly(native_text(text), context=ctx)
     mod.verify()
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)

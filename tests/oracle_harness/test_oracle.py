@@ -175,3 +175,38 @@ def test_guard_pages_place_buffer_end_at_guard() -> None:
     assert not b.overrun()
     b.tail[3] = 0
     assert b.overrun()  # a write past the end is seen
+
+
+CLANG_STYLE = """; vecz-case: 1
+; kernel: twice
+; args: buf:i32:64 buf:i32:64:zero
+; ndrange: global=64 local=16
+; widths: 4,8
+; seed: 5
+
+declare i64 @_Z13get_global_idj(i32) #1
+
+define spir_kernel void @twice(ptr addrspace(1) %in, ptr addrspace(1) %out) #0 {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0) #2
+  %p = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid
+  %v = load i32, ptr addrspace(1) %p, align 4
+  %d = shl i32 %v, 1
+  %q = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %d, ptr addrspace(1) %q, align 4
+  ret void
+}
+
+attributes #0 = { convergent nounwind memory(argmem: readwrite) }
+attributes #1 = { convergent nounwind willreturn memory(none) }
+attributes #2 = { convergent nounwind willreturn memory(none) }
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 1, 3])
+def test_clang_memory_attributes_do_not_hide_results_when_optimising(opt: int) -> None:
+    # clang marks kernels `memory(argmem: readwrite)` and work-item queries
+    # `memory(none)`; the runtime's queries read the NDRange from globals, so
+    # the oracle drops those attributes before optimising.
+    r = oracle.check(CLANG_STYLE, opt=opt)
+    assert r.results and {x.status for x in r.results} == {"match"}, r.results
