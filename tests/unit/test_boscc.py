@@ -150,3 +150,27 @@ def test_vectorize_reports_boscc_in_stats() -> None:
     r = vectorize(HEAD + NESTED, kernel="k", width=4, choices="LinearizeBOSCC")
     assert r.vectorized_name == "__vecz_v4_k"
     assert r.stats["boscc_regions"] == 1
+
+
+def test_boscc_remarks_are_the_same_on_every_run() -> None:
+    """A remark is part of a failure's signature: it must not depend on the
+    order a set of blocks happens to iterate in (object addresses)."""
+    import subprocess
+    import sys
+
+    from oracle.survey import DEFAULT_DIR
+
+    files = sorted(DEFAULT_DIR.rglob("partial_linearization*.ll"))
+    if not files:
+        pytest.skip("Vecz's lit kernels (../shared/peer-corpus) are not beside the checkout")
+    script = (
+        "import re, sys\n"
+        "from vectorizer import vectorize\n"
+        "for f in sys.argv[1:]:\n"
+        "    t = open(f).read()\n"
+        "    for k in re.findall(r'define spir_kernel void @(\\w+)', t):\n"
+        "        print(vectorize(t, kernel=k, width=4, choices='LinearizeBOSCC').remarks)\n"
+    )
+    runs = {subprocess.run([sys.executable, "-c", script, *map(str, files)], capture_output=True, text=True,
+                           check=True).stdout for _ in range(3)}
+    assert len(runs) == 1

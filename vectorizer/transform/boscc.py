@@ -117,7 +117,10 @@ def _region_problem(da: DivergenceAnalysis, d: Block) -> str | None:
     if jl is not None and jl.header is join and jl.contains(d):
         return "the region ends on a loop's back edge"
     inside = region | {d}
-    for b in region:
+    order = {blk: i for i, blk in enumerate(da.function.blocks)}
+    # In function order, so the remark (part of a failure's signature) is
+    # the same on every run.
+    for b in sorted(region, key=order.__getitem__):
         if any(p not in inside for p in b.predecessors):
             return f"block '{_name(b)}' has an entry from outside the region"
         if any(s not in region and s is not join for s in b.successors):
