@@ -71,7 +71,7 @@ def test_refusal_or_divergence_is_a_row_not_a_failure():
 
 
 def test_plot_writes_png(tmp_path):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="plots need matplotlib (the 'bench' or 'dev' extra)")
     res = run_kernel("saxpy", Options(size="small", widths=(4,), auto=False, repeat=1))
     out = tmp_path / "bench.png"
     R.plot([res], str(out))
@@ -111,7 +111,7 @@ def test_compile_time_profile_sees_the_packetizer_thread():
 
 
 def test_opencl_source_compiles_to_the_checked_in_structure():
-    pytest.importorskip("ziglang")
+    pytest.importorskip("ziglang", reason="compiling OpenCL C needs ziglang's clang (the 'opencl' or 'dev' extra)")
     from bench.compile import compile_kernel
     from vectorizer.frontend.opencl import OpenCLError
 
