@@ -102,6 +102,27 @@ def estimate_cost(
         bits = _element_bits(ty, layout) * width
         return max(1.0, -(-bits // register_bits))
 
+    def packet_cost(inst: I.Instruction) -> tuple[float, bool]:
+        """Cost per work-item of `inst` in the packet; is it a gather/scatter?"""
+        access = _access(inst)
+        if access is not None:
+            pointer, elem, masked = access
+            info = stride.info(pointer)
+            if info.is_uniform:
+                return 1 / w, False
+            step = info.constant_stride if info.is_linear else None
+            if step is not None:
+                contiguous = elem is not None and step == layout.store_size(elem)
+                return (1 if contiguous else 2) * registers(elem) / w, False
+            if fast_gather:
+                return FAST_GATHER_LANE, True
+            return (SLOW_MASKED_GATHER_LANE if masked else SLOW_GATHER_LANE), True
+        if instantiation.per_lane(inst) and not uniform.is_uniform(inst):
+            return 1.0 + INSTANTIATION_LANE, False
+        if packets.needs_packet(inst):
+            return registers(inst.type) / w, False
+        return 1 / w, False
+
     for block in function.blocks:
         loop = loops.loop_for(block)
         weight = LOOP_WEIGHT ** (loop.depth if loop is not None else 0)
@@ -109,37 +130,10 @@ def estimate_cost(
         for inst in block.instructions:
             if isinstance(inst, _FREE) or inst.is_terminator:
                 continue
+            cost, gather = packet_cost(inst)
             scalar += weight
-            before = vector
-            access = _access(inst)
-            if access is not None:
-                pointer, elem, masked = access
-                info = stride.info(pointer)
-                if info.is_uniform:
-                    vector += weight / w
-                    continue
-                step = info.constant_stride if info.is_linear else None
-                size = layout.store_size(elem) if elem is not None else 0
-                if step is not None and size and step == size:
-                    vector += weight * registers(elem) / w
-                elif step is not None:
-                    vector += weight * 2 * registers(elem) / w
-                else:
-                    gathers += 1
-                    if fast_gather:
-                        lane = FAST_GATHER_LANE
-                    else:
-                        lane = SLOW_MASKED_GATHER_LANE if masked else SLOW_GATHER_LANE
-                    vector += weight * lane
-                vector = before + (vector - before) * idle
-                continue
-            if instantiation.per_lane(inst) and not uniform.is_uniform(inst):
-                vector += weight * (1.0 + INSTANTIATION_LANE)
-            elif packets.needs_packet(inst):
-                vector += weight * registers(inst.type) / w
-            else:
-                vector += weight / w
-            vector = before + (vector - before) * idle
+            vector += weight * cost * idle
+            gathers += gather
     return CostEstimate(width, scalar, vector, gathers, fast_gather)
 
 

@@ -445,7 +445,7 @@ class Packetizer:
             return b.load(vty, inst.pointer, align=self._alignment(inst.align, elem, None), name=name)
         if plan == "reverse":
             self.stats.contiguous += 1
-            start = b.gep(elem, inst.pointer, [V.const_int(T.IntType(64), -(self.width - 1))])
+            start = self._last_lane_address(elem, inst.pointer, b)
             loaded = b.load(vty, start, align=self._alignment(inst.align, elem, None))
             return b.shufflevector(loaded, V.PoisonValue(vty), list(range(self.width - 1, -1, -1)), name=name)
         if plan in ("strided", "symbolic"):
@@ -502,7 +502,7 @@ class Packetizer:
             val = self.packet(inst.value)
             b.position_before(inst)
             rev = b.shufflevector(val, V.PoisonValue(vty), list(range(self.width - 1, -1, -1)))
-            start = b.gep(elem, inst.pointer, [V.const_int(T.IntType(64), -(self.width - 1))])
+            start = self._last_lane_address(elem, inst.pointer, b)
             b.store(rev, start, align=self._alignment(inst.align, elem, None))
         else:
             if plan in ("strided", "symbolic"):
@@ -532,6 +532,10 @@ class Packetizer:
 
     def _reverse(self, value: V.Value, b: Builder) -> V.Value:
         return b.shufflevector(value, V.PoisonValue(value.type), list(range(self.width - 1, -1, -1)))
+
+    def _last_lane_address(self, elem: T.Type, ptr: V.Value, b: Builder) -> V.Value:
+        """Where a reversed access starts: the address of the last lane."""
+        return b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
 
     def _masked_leaf(self, m: MaskedCall) -> None:
         """Lane reductions, masked stores, and the mask of uniform masked loads."""
@@ -565,7 +569,7 @@ class Packetizer:
             ptr = m.pointer
             if plan == "reverse":
                 value, mask = self._reverse(value, b), self._reverse(mask, b)
-                ptr = b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+                ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
             fn = self.module.get_or_insert_function(
                 f"llvm.masked.store.{_suffix(vty)}.{_suffix(pty)}",
@@ -606,7 +610,7 @@ class Packetizer:
             ptr = m.pointer
             if plan == "reverse":
                 mask = self._reverse(mask, b)
-                ptr = b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+                ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
             fn = self.module.get_or_insert_function(
                 f"llvm.masked.load.{_suffix(vty)}.{_suffix(pty)}",
