@@ -263,20 +263,25 @@ class Worker:
             return ""
 
     def kill(self) -> None:
-        """Stop this worker process (it is restarted by the next request)."""
-        if self.proc is not None:
+        """Stop this worker process (it is restarted by the next request).
+
+        Safe to call from two threads at once (a campaign's close() while an
+        abandoned check kills its own worker): the process is taken out of
+        `self.proc` first, so only one caller tears it down."""
+        proc, self.proc = self.proc, None
+        self.programs = set()
+        if proc is None:
+            return
+        try:
+            proc.kill()
+            proc.wait(5)
+        except Exception:
+            pass
+        for f in (proc.stdin, proc.stdout, self.err):
             try:
-                self.proc.kill()
-                self.proc.wait(5)
+                f.close()  # type: ignore[union-attr]
             except Exception:
                 pass
-            for f in (self.proc.stdin, self.proc.stdout, self.err):
-                try:
-                    f.close()  # type: ignore[union-attr]
-                except Exception:
-                    pass
-        self.proc = None
-        self.programs = set()
 
     def call(self, msg: tuple, timeout: float) -> tuple | Failure:
         """Send one request; the answer, or a `Failure` (worker replaced)."""
