@@ -27,7 +27,9 @@ what remains. The steps:
    Masks are combined with `select` (never `and`/`or` on a possibly-poison
    condition), so an inactive lane's garbage condition cannot poison a mask.
 2. Applying masks: loads (unless provably safe), stores, calls with side
-   effects and atomics become masked builtins; divisors are guarded.
+   effects and atomics become masked builtins; divisors are guarded; the
+   `noundef` arguments of other calls are frozen (inactive lanes may carry
+   poison into them).
 3. Partial linearization by the dominance-compact block index with a
    deferral list (Moll & Hack): a divergent block (or an exiting block of a
    divergent loop) branches to the lowest-indexed of its successors and its
@@ -54,6 +56,7 @@ from ..analysis.divergence import (
     needs_divisor_guard,
 )
 from ..analysis.dominance import DominatorTree
+from ..builtins import BuiltinKind, classify
 from ..builtins.masked import (
     MaskedBuiltinError,
     divergence_any_fn,
@@ -350,12 +353,39 @@ class ControlFlowConversion:
                 self._replace(inst, fnc, [inst.value, inst.pointer, m])
                 continue
             if isinstance(inst, I.FenceInst) or not (has_side_effects(inst) or isinstance(inst, I.LoadInst)):
+                if isinstance(inst, I.CallInst):
+                    self._freeze_noundef_args(inst)
                 continue
             try:
                 wrapper = masked_wrapper_fn(self.module, inst)
             except MaskedBuiltinError as exc:
                 raise ConversionError(f"{exc} in divergent block '{block.name}'") from None
             self._replace(inst, wrapper, [*wrapped_operands(inst), m])
+
+    def _freeze_noundef_args(self, call: I.CallInst) -> None:
+        """Freeze the `noundef` arguments of a call without side effects in a
+        masked block: it now runs in lanes that would not have run it, whose
+        arguments may be poison (a masked load's inactive lanes, a value not
+        computed on their path), and poison for a `noundef` parameter is
+        undefined behaviour for the whole call. Builtins the packetizer maps
+        to intrinsics take no `noundef` and keep their arguments."""
+        fn = call.called_function
+        if fn is None or fn.name.startswith("llvm."):
+            return
+        if classify(fn.name).kind in (BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT,
+                                      BuiltinKind.WORK_ITEM, BuiltinKind.NO_EFFECT):
+            return
+        params = fn.args
+        b = self._b
+        for i, a in enumerate(call.args):
+            if isinstance(a, V.Constant):
+                continue
+            decl = params[i].attributes if i < len(params) else ""
+            if "noundef" not in call.arg_attributes[i].split() and "noundef" not in decl.split():
+                continue
+            b.position_before(call)
+            call.set_operand(i, b.freeze(a))
+            self.stats["frozen_arguments"] = self.stats.get("frozen_arguments", 0) + 1
 
     def _align(self, inst: I.LoadInst | I.StoreInst) -> int:
         if inst.align:
