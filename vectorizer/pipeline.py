@@ -40,6 +40,7 @@ from .transform.control_flow_conversion import convert_control_flow
 from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.remove_intptr import remove_intptr
+from .transform.safe_gather_addressing import address_gathers_safely
 from .transform.scalarizer import Scalarizer
 from .transform.squash_small_vectors import squash_small_vectors
 
@@ -229,6 +230,8 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     except PacketizationError as exc:
         outcome.remarks.append(str(exc))
         return text, outcome
+    # Without fast gathers the backend branches per lane on a gather's mask.
+    safe_gathers = 0 if target.fast_gather else address_gathers_safely(fn, module, layout)
     packetized = print_module(module)
     try:
         cleaned = llvm_bridge.run_function_passes(packetized, name, CLEANUP)
@@ -243,6 +246,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         **converted.stats,
         "scalarized": scalarizer.scalarized,
         "clamp_versioned_loads": versioned,
+        "safe_address_gathers": safe_gathers,
         "interleaved_arrays": len(interleaved),
         "seconds": time.perf_counter() - t0,
     }
