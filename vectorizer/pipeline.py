@@ -40,7 +40,7 @@ from .transform.control_flow_conversion import convert_control_flow
 from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.remove_intptr import remove_intptr
-from .transform.safe_gather_addressing import address_gathers_safely
+from .transform.safe_lane_addressing import address_lanes_safely
 from .transform.scalarizer import Scalarizer
 from .transform.squash_small_vectors import squash_small_vectors
 
@@ -230,8 +230,8 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     except PacketizationError as exc:
         outcome.remarks.append(str(exc))
         return text, outcome
-    # Without fast gathers the backend branches per lane on a gather's mask.
-    safe_gathers = 0 if target.fast_gather else address_gathers_safely(fn, module, layout)
+    # Without fast gathers the backend branches per lane on a gather or scatter mask.
+    safe_lanes = 0 if target.fast_gather else address_lanes_safely(fn, module, layout)
     packetized = print_module(module)
     try:
         cleaned = llvm_bridge.run_function_passes(packetized, name, CLEANUP)
@@ -246,7 +246,7 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         **converted.stats,
         "scalarized": scalarizer.scalarized,
         "clamp_versioned_loads": versioned,
-        "safe_address_gathers": safe_gathers,
+        "safe_addressed_accesses": safe_lanes,
         "interleaved_arrays": len(interleaved),
         "seconds": time.perf_counter() - t0,
     }
