@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from . import llvm_bridge
 from .choices import ChoiceError, VectorizationChoices, choices_from_environment, parse_choices
 from .pipeline import KernelRequest, VectorizerBug, vectorize_module
+from .target import host_target, with_features
 
 
 class UsageError(Exception):
@@ -82,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pick the width automatically")
     p.add_argument("-vecz-scalable", "--vecz-scalable", dest="scalable", action="store_true",
                    help="scalable vectors (not supported: refused)")
+    p.add_argument("-vecz-target-features", "--vecz-target-features", dest="target_features", default=None,
+                   metavar="FEATURES",
+                   help="target the host CPU adjusted by LLVM-style features, e.g. '+avx512f' (512-bit "
+                        "registers) or '-fast-gather' (gathers expand lane by lane); write it as "
+                        "-vecz-target-features=... when the list starts with '-'")
     p.add_argument("--remarks", action="store_true", help="print remarks on standard error")
     p.add_argument("--stats", action="store_true", help="print statistics (JSON) on standard error")
     return p
@@ -105,8 +111,8 @@ def run(argv: list[str] | None = None) -> int:
     """veczc's body; returns the exit status."""
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
-    # Vecz's own pass-selection and target options have no meaning here.
-    ignorable = ("-vecz-passes", "--vecz-passes", "-vecz-target-triple", "-vecz-target-features")
+    # Vecz's own pass selection and target triple have no meaning here.
+    ignorable = ("-vecz-passes", "--vecz-passes", "-vecz-target-triple", "--vecz-target-triple")
     bad = [u for u in unknown if not u.startswith(ignorable)]
     if bad:
         raise UsageError(f"unknown option {bad[0]!r}")
@@ -120,6 +126,13 @@ def run(argv: list[str] | None = None) -> int:
         choices = parse_choices(args.choices, choices)
     except ChoiceError as exc:
         raise UsageError(str(exc)) from None
+
+    target = None
+    if args.target_features is not None:
+        try:
+            target = with_features(host_target(), args.target_features)
+        except ValueError as exc:
+            raise UsageError(f"-vecz-target-features: {exc}") from None
 
     # --- OpenCL C input (optional 'opencl' extra; vectorizer/frontend/opencl.py) ---
     if args.input.endswith(".cl"):
@@ -157,7 +170,7 @@ def run(argv: list[str] | None = None) -> int:
             failed = True
             continue
         try:
-            text, outs = vectorize_module(text, [req])
+            text, outs = vectorize_module(text, [req], target)
         except KeyError as exc:
             raise UsageError(str(exc.args[0])) from None
         outcomes.extend(outs)

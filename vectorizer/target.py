@@ -68,3 +68,32 @@ def _backend_gathers(register_bits: int) -> bool:
     except RuntimeError:
         return False
     return "gather" in asm.lower()
+
+
+def with_features(base: TargetInfo, features: str) -> TargetInfo:
+    """`base` adjusted by an LLVM-style feature list (`+avx2,-fast-gather`),
+    as veczc's `-vecz-target-features` gives it: `avx512f` makes vector
+    registers 512 bits wide, `avx`/`avx2` 256, and without them 128 (a
+    `-avx512f` on an AVX-512 host narrows to 256); `fast-gather` says whether
+    gathers are worth emitting. Other features are kept for the code generator.
+
+    Raises ValueError for an entry that is not `+name` or `-name`."""
+    bits = base.register_bits
+    fast = base.fast_gather
+    kept = [f for f in base.features.split(",") if f]
+    for raw in features.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        if entry[0] not in "+-" or len(entry) < 2:
+            raise ValueError(f"target feature {entry!r} must be +name or -name")
+        on, name = entry[0] == "+", entry[1:]
+        if name == "fast-gather":
+            fast = on
+            continue
+        if name == "avx512f":
+            bits = 512 if on else min(bits, 256)
+        elif name in ("avx", "avx2"):
+            bits = max(bits, 256) if on else min(bits, 128)
+        kept = [f for f in kept if f[1:] != name] + [entry]
+    return TargetInfo(base.cpu, ",".join(kept), bits, fast)
