@@ -37,6 +37,7 @@ from .target import TargetInfo, host_target
 from .transform.builtin_inlining import inline_calls
 from .transform.clamp_versioning import version_clamped_loads
 from .transform.control_flow_conversion import convert_control_flow
+from .transform.dead_code import erase_dead_code
 from .transform.interleave_private_arrays import interleave_private_arrays
 from .transform.packetizer import PacketizationError, Packetizer
 from .transform.remove_intptr import remove_intptr
@@ -230,8 +231,10 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     except PacketizationError as exc:
         outcome.remarks.append(str(exc))
         return text, outcome
-    # Without fast gathers the backend branches per lane on a gather or scatter mask.
-    safe_lanes = 0 if target.fast_gather else address_lanes_safely(fn, module, layout)
+    # Masked accesses the backend would branch around per lane (gathers and
+    # scatters only where it has no fast gathers).
+    erase_dead_code(fn)  # the replaced scalar originals: no slots for them
+    safe_lanes = address_lanes_safely(fn, module, layout, vector_accesses=not target.fast_gather)
     packetized = print_module(module)
     try:
         cleaned = llvm_bridge.run_function_passes(packetized, name, CLEANUP)

@@ -1,11 +1,13 @@
 ; A call without side effects in a masked block now runs in every lane, and
-; an inactive lane's argument may be poison (here the masked load's). For a
-; `noundef` parameter that would make the whole call undefined, so the
-; conversion freezes such arguments. The builtin stays a call per lane.
+; an inactive lane's argument may be poison (here the masked load's, which
+; Safe Lane Addressing turns into a load through a select). For a `noundef`
+; parameter that would make the whole call undefined, so the conversion
+; freezes such arguments. The builtin stays a call per lane.
 ; RUN: %veczc -k k -w 4 -S %s | FileCheck %s
 
 ; CHECK-LABEL: define spir_kernel void @__vecz_v4_k(
-; CHECK: %[[X:.+]] = call float @__vecz_b_masked_load4_f32_p1(
+; CHECK: %[[P:.+]] = select i1 %c, ptr addrspace(1) %p, ptr addrspace(1) @__vecz_b_safe_slot_p1
+; CHECK-NEXT: %[[X:.+]] = load float, ptr addrspace(1) %[[P]], align 4
 ; CHECK: %[[F:.+]] = freeze float %[[X]]
 ; CHECK: call i32 @_Z15convert_int_satf(float noundef %[[F]])
 ; CHECK-NOT: call i32 @_Z15convert_int_satf(float noundef %x
