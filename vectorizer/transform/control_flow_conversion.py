@@ -125,6 +125,8 @@ class ControlFlowConversion:
         self._entry_value = self._make_entry_mask()
         for b in self._blocks:
             self._block_mask(b)
+        self._uniform_exits = self._find_uniform_latch_exits()
+        self._delayed: dict[Block, list[tuple[I.AllocaInst, V.Value]]] = {}
         for b in self._blocks:
             self._edge_masks(b)
         for b in self._blocks:
@@ -248,6 +250,14 @@ class ControlFlowConversion:
                 edges[target] = self._and(m, edges[target])
             default = term.default
             edges[default] = self._or(edges.get(default, FALSE), self._and(m, self._not(hit)))
+        ux = self._uniform_exits.get(block)
+        if ux is not None:
+            # Only the loop's last iteration can take the uniform exit: its
+            # edge mask and what it stores are done once, after the loop
+            # (_leave_by_uniform_exit), and staying needs no mask bit.
+            stay, header, exit_block = ux
+            edges = {header: m}
+            self._delayed[block] = []
         for s, e in edges.items():
             self._edge[(block, s)] = e
             var = self._mask_var.get(s)
@@ -266,6 +276,10 @@ class ControlFlowConversion:
         for phi in phis:
             var = self._var(phi.type, f"{phi.name or 'phi'}.var", None)
             for value, pred in phi.incoming:
+                ux = self._uniform_exits.get(pred)
+                if ux is not None and ux[2] is block:
+                    self._delayed[pred].append((var, value))
+                    continue
                 e = self._edge.get((pred, block))
                 if e is None:  # an unreachable predecessor
                     continue
@@ -401,6 +415,110 @@ class ControlFlowConversion:
         inst.erase_from_parent()
         self.stats["masked"] = self.stats.get("masked", 0) + 1
 
+    # ------------------------------------------------ uniform latch exits
+
+    def _find_uniform_latch_exits(self) -> dict[Block, tuple[V.Value, Block, Block]]:
+        """Latches of divergent loops that leave the loop on a uniform
+        condition: latch -> (condition to stay, header, exit block).
+
+        When such a latch takes its exit, every lane still in the loop
+        leaves with it (a lane reaching the back edge passes the latch), so
+        the exit can only be taken in the loop's last iteration. Then the
+        condition need not be folded into the lanes' masks every iteration
+        (a broadcast and a select on the loop's critical path, like
+        Mandelbrot's iteration limit): the back edge is taken while the
+        condition holds and any lane is active, and the exit's mask and
+        frozen values are set once on the way out."""
+        found: dict[Block, tuple[V.Value, Block, Block]] = {}
+        da = self.divergence
+        for loop in da.divergent_loops:
+            latch = loop.latch
+            if latch is None:
+                continue
+            term = latch.terminator
+            if not (isinstance(term, I.BranchInst) and term.is_conditional):
+                continue
+            if da.is_div_causing(latch) and not self._uniform_in_loop(term.condition, loop):
+                continue
+            t, f = term.successors
+            if loop.header not in (t, f) or t is f:
+                continue
+            exit_block = f if t is loop.header else t
+            if loop.contains(exit_block) or exit_block not in self._converted:
+                continue
+            if any(not loop.contains(p) for p in exit_block.predecessors):
+                continue
+            stay = term.condition if t is loop.header else None
+            if stay is None:
+                self._b.position_before(term)
+                stay = self._not(term.condition)
+            found[latch] = (stay, loop.header, exit_block)
+        return found
+
+    def _uniform_in_loop(self, value: V.Value, loop: Any) -> bool:
+        """Is `value` the same in every lane once `loop`'s header is stored
+        unblended (_unblended_edges)? The divergence analysis marks a
+        divergent loop's header phis varying, as they are when blended; an
+        unblended phi whose incoming values are all uniform (a trip counter)
+        is uniform instead. Only pure arithmetic, comparisons, casts and
+        selects are looked through: no loads, calls or guarded divisions."""
+        header = loop.header
+        if not self._unblended_edges(header):
+            return False
+        uniform = self.divergence.uniform
+        assumed = {id(p) for p in header.phis()}
+        pure = (I.BinaryOperator, I.ICmpInst, I.FCmpInst, I.SelectInst, I.CastInst, I.FreezeInst)
+
+        def check(v: V.Value, seen: set[int]) -> bool:
+            if not isinstance(v, I.Instruction) or uniform.is_uniform(v):
+                return True
+            if id(v) in assumed:
+                return True
+            if id(v) in seen:
+                return True  # a cycle through pure operations: decided elsewhere
+            if not loop.contains(v.parent) or not isinstance(v, pure) or needs_divisor_guard(v):
+                return False
+            seen.add(id(v))
+            return all(check(op, seen) for op in v.operands)
+
+        # Optimistically uniform header phis, dropped until what is left
+        # only takes uniform values round the loop.
+        changed = True
+        while changed:
+            changed = False
+            for phi in header.phis():
+                if id(phi) in assumed and not all(check(v, set()) for v, _ in phi.incoming):
+                    assumed.discard(id(phi))
+                    changed = True
+        return check(value, set())
+
+    def _leave_by_uniform_exit(self, latch: Block, nxt: Block) -> Block:
+        """A block on the latch's way out doing the uniform exit's work once:
+        the exit's mask and frozen values for the lanes that were still in
+        the loop (none, if the loop ended because no lane was left), and the
+        header's mask cleared (staying took no mask bit away)."""
+        stay, header, exit_block = self._uniform_exits[latch]
+        fn = self.function
+        post = fn.add_block(f"{header.name or 'loop'}.uniform.exit", after=latch)
+        b = Builder(post)
+        saved = self._b
+        self._b = b
+        e = self._and(self._masks[latch], self._not(stay), f"{latch.name or 'bb'}.to.{exit_block.name or 'bb'}")
+        self._edge[(latch, exit_block)] = e
+        var = self._mask_var.get(exit_block)
+        if var is not None:
+            b.store(self._or(b.load(T.i1, var), e), var)
+        for phi_var, value in self._delayed.get(latch, []):
+            old = b.load(phi_var.allocated_type, phi_var)
+            b.store(b.select(e, value, old), phi_var)
+        hvar = self._mask_var.get(header)
+        if hvar is not None:
+            b.store(FALSE, hvar)
+        b.br(nxt)
+        self._b = saved
+        self.stats["uniform_latch_exits"] = self.stats.get("uniform_latch_exits", 0) + 1
+        return post
+
     # ----------------------------------------------------------- linearize
 
     def _linearize(self) -> None:
@@ -436,6 +554,10 @@ class ControlFlowConversion:
                 e = self._edge.get((block, header), FALSE)
                 b.position_before(term)
                 anyc = b.call(divergence_any_fn(self.module), [e], name=f"{header.name or 'loop'}.any")
+                ux = self._uniform_exits.get(block)
+                if ux is not None:
+                    anyc = b.select(ux[0], anyc, FALSE, name=f"{header.name or 'loop'}.stay")
+                    nxt = self._leave_by_uniform_exit(block, nxt)
                 term.erase_from_parent()
                 b.position_at_end(block)
                 b.cond_br(anyc, header, nxt)
