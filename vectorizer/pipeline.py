@@ -26,7 +26,11 @@ from .analysis.instantiation import InstantiationAnalysis
 from .analysis.packetization import PacketizationAnalysis
 from .analysis.stride import StrideAnalysis
 from .analysis.uniformity import UniformValueAnalysis
-from .analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
+from .analysis.vectorizability import (
+    refusals_after_analysis,
+    refusals_before_preparation,
+    varying_branches,
+)
 from .analysis.vectorization_cost import estimate_cost
 from .choices import VectorizationChoices
 from .deep_recursion import call_with_deep_stack
@@ -220,6 +224,10 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         # The rescaled element addresses are new instructions: analyse again.
         uniform = UniformValueAnalysis(fn, request.dim)
         stride = StrideAnalysis(uniform, layout, interleaved)
+    reasons = varying_branches(fn, uniform)
+    if reasons:
+        outcome.remarks.extend(reasons)
+        return text, outcome
     packetizer = Packetizer(
         fn, module, width, uniform, stride, layout, inst,
         packetize_uniform="PacketizeUniform" in request.choices,

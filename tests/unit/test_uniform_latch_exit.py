@@ -147,3 +147,16 @@ def test_a_varying_limit_is_left_alone() -> None:
     varying = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
     r = vectorize(varying, kernel="limit", width=8)
     assert r.vectorized_name and "uniform_latch_exits" not in r.stats
+
+
+def test_a_branch_left_varying_is_refused_not_miscompiled(monkeypatch) -> None:
+    """The safety net behind the uniformity decision: were a varying limit
+    taken for uniform, the packetizer would branch on lane 0's condition;
+    the pipeline refuses instead."""
+    from vectorizer.transform import control_flow_conversion as cfc
+
+    monkeypatch.setattr(cfc.ControlFlowConversion, "_uniform_in_loop", lambda self, value, loop: True)
+    varying = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
+    r = vectorize(varying, kernel="limit", width=8)
+    assert r.vectorized_name is None
+    assert any("varying condition after control-flow conversion" in m for m in r.remarks)

@@ -55,3 +55,30 @@ def refusals_after_analysis(function: V.Function, uniform: UniformValueAnalysis)
             if inst.count is not None and not isinstance(inst.count, V.ConstantInt):
                 reasons.append("varying private array of run-time size")
     return sorted(set(reasons))
+
+
+def varying_branches(function: V.Function, uniform: UniformValueAnalysis) -> list[str]:
+    """Branches still on a varying condition when packetization is about to
+    start. Control-flow conversion leaves none; one here is a defect of
+    ours, and packetizing it would branch on lane 0's condition alone, so the
+    caller refuses with these remarks instead."""
+    from ..builtins.masked import classify_masked_call
+
+    found = []
+    for block in function.blocks:
+        term = block.terminator
+        if isinstance(term, I.BranchInst) and term.is_conditional:
+            cond = term.condition
+        elif isinstance(term, I.SwitchInst):
+            cond = term.condition
+        else:
+            continue
+        mc = classify_masked_call(cond)
+        if mc is not None and mc.kind in ("any", "all"):
+            continue
+        if uniform.is_varying(cond):
+            found.append(
+                f"internal: the branch of block '{block.name or '?'}' is on a varying condition after "
+                "control-flow conversion (please report this kernel)"
+            )
+    return found
