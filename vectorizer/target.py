@@ -72,10 +72,11 @@ def _backend_gathers(register_bits: int) -> bool:
 
 def with_features(base: TargetInfo, features: str) -> TargetInfo:
     """`base` adjusted by an LLVM-style feature list (`+avx2,-fast-gather`),
-    as veczc's `-vecz-target-features` gives it: `avx512f` makes vector
-    registers 512 bits wide, `avx`/`avx2` 256, and without them 128 (a
-    `-avx512f` on an AVX-512 host narrows to 256); `fast-gather` says whether
-    gathers are worth emitting. Other features are kept for the code generator.
+    as veczc's `-vecz-target-features` gives it: `+avx512f` makes vector
+    registers 512 bits wide, `+avx`/`+avx2` at least 256, `-avx512f` at most
+    256 and `-avx` 128 (`-avx2` alone keeps AVX's 256-bit registers);
+    `fast-gather` says whether gathers are worth emitting. Other features are
+    kept for the code generator.
 
     Raises ValueError for an entry that is not `+name` or `-name`."""
     bits = base.register_bits
@@ -93,7 +94,9 @@ def with_features(base: TargetInfo, features: str) -> TargetInfo:
             continue
         if name == "avx512f":
             bits = 512 if on else min(bits, 256)
-        elif name in ("avx", "avx2"):
-            bits = max(bits, 256) if on else min(bits, 128)
+        elif name in ("avx", "avx2") and on:
+            bits = max(bits, 256)
+        elif name == "avx":
+            bits = min(bits, 128)
         kept = [f for f in kept if f[1:] != name] + [entry]
     return TargetInfo(base.cpu, ",".join(kept), bits, fast)

@@ -265,3 +265,10 @@ def test_a_uniform_masked_store_writes_the_sink_when_no_lane_is_active() -> None
 def test_scalar_masked_accesses_match_the_scalar_kernel(case: str, choices: str) -> None:
     report = oracle.check(case, widths=[4, 8, 16], choices=[choices])
     assert report.results and all(r.status == "match" for r in report.results), report.results
+
+
+def test_a_gather_claiming_more_alignment_than_the_slot_keeps_its_mask() -> None:
+    module = ir.parse_module(PASSTHRU.replace("align 4 %p", "align 128 %p"))
+    fn = module.get_function("f")
+    assert address_lanes_safely(fn, module, DataLayout.parse(None)) == 0
+    assert "<4 x i1> %m, <4 x float> %old" in ir.print_module(module)

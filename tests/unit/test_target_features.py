@@ -22,6 +22,7 @@ def test_register_width_follows_the_vector_extensions() -> None:
     wide = with_features(AVX2_ZEN, "+avx512f")
     assert wide.register_bits == 512 and "+avx512f" in wide.features.split(",")
     assert with_features(wide, "-avx512f").register_bits == 256
+    assert with_features(AVX2_ZEN, "-avx2").register_bits == 256  # AVX's registers remain
     narrow = with_features(AVX2_ZEN, "-avx2,-avx")
     assert narrow.register_bits == 128
     assert "-avx2" in narrow.features.split(",") and "+avx2" not in narrow.features.split(",")

@@ -60,6 +60,14 @@ def _intrinsic(inst: I.Instruction) -> str | None:
     return None
 
 
+def _claimed_align(attributes: str) -> int:
+    words = attributes.split()
+    for i, w in enumerate(words[:-1]):
+        if w == "align":
+            return int(words[i + 1])
+    return 1
+
+
 def _all_true(mask: V.Value) -> bool:
     if isinstance(mask, V.ConstantVector):
         return all(isinstance(m, V.ConstantInt) and m.unsigned & 1 for m in mask.elements)
@@ -159,6 +167,8 @@ def _vector_access(inst: I.Instruction, module: V.Module, layout: DataLayout) ->
     spaces = GATHER_ADDRESS_SPACES if kind == "gather" else SCATTER_ADDRESS_SPACES
     if _all_true(mask) or space not in spaces or not _fits(vty.element, layout):
         return False
+    if _claimed_align(inst.arg_attributes[1 if kind == "scatter" else 0]) > SLOT_BYTES:
+        return False  # the slot could not honour the alignment the access claims
     slot = safe_slot(module, space) if kind == "gather" else sink_slot(module, space)
     b = Builder()
     b.position_before(inst)
