@@ -36,7 +36,7 @@ from ..ir import values as V
 from .dominance import DominatorTree
 from .loops import Loop, LoopInfo
 from .post_dominance import VIRTUAL_EXIT, PostDominatorTree
-from .uniformity import UniformValueAnalysis, underlying_alloca
+from .uniformity import UniformValueAnalysis, allocas_reached, underlying_alloca
 
 Block = Any
 
@@ -271,6 +271,12 @@ class DivergenceAnalysis:
             if not partial:
                 continue
             for inst in b.instructions:
+                if has_side_effects(inst):
+                    # Done by some lanes only: the private memory it writes
+                    # differs between lanes afterwards, whatever it wrote.
+                    for op in inst.operands:
+                        if isinstance(op.type, T.PointerType):
+                            new.extend(a for a in allocas_reached(op) if not is_v(a))
                 if is_v(inst) or isinstance(inst.type, T.VoidType):
                     continue
                 if is_masked_under_partial_mask(inst):

@@ -27,6 +27,21 @@ from ..ir import values as V
 from ..ir.types import PointerType
 
 
+def _may_write_memory(inst: V.Value) -> bool:
+    """Can `inst` write memory through a pointer operand? Stores, atomics and
+    calls, except the masked load builtin, the lane reductions and pure
+    builtins, which only read (or compute)."""
+    if isinstance(inst, (I.StoreInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+        return True
+    if not isinstance(inst, I.CallInst):
+        return False
+    masked = classify_masked_call(inst)
+    if masked is not None:
+        return masked.kind not in ("load", "any", "all")
+    fn = inst.called_function
+    return not (fn is not None and is_pure_callee(fn.name))
+
+
 def is_varying_root(inst: V.Value, dim: int) -> bool:
     """Is `inst` a work-item query whose value differs across lanes of dimension `dim`?"""
     if not isinstance(inst, I.CallInst):
@@ -155,7 +170,7 @@ class UniformValueAnalysis:
         # address of a local, an atomic on one) leaves every lane's copy with
         # its own contents, even when nothing varying flows into it.
         for r in list(roots):
-            if isinstance(r, (I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+            if isinstance(r, (I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)) and _may_write_memory(r):
                 for op in r.operands:
                     if isinstance(op.type, PointerType):
                         roots.extend(allocas_reached(op))
@@ -179,7 +194,7 @@ class UniformValueAnalysis:
         while work:
             value = work.pop()
             for user in value.users:
-                if isinstance(user, (I.StoreInst, I.AtomicRMWInst, I.AtomicCmpXchgInst, I.CallInst)):
+                if _may_write_memory(user):
                     # A varying side effect on private memory makes that memory varying.
                     for op in user.operands:
                         if isinstance(op.type, PointerType):
