@@ -160,3 +160,18 @@ def test_a_branch_left_varying_is_refused_not_miscompiled(monkeypatch) -> None:
     r = vectorize(varying, kernel="limit", width=8)
     assert r.vectorized_name is None
     assert any("varying condition after control-flow conversion" in m for m in r.remarks)
+
+
+def test_a_counter_starting_from_a_blended_value_is_not_uniform() -> None:
+    """Vecz's partial_linearization23: the scalar remainder loop of a
+    LoopVectorize'd loop, inside a divergent branch, starts its counter from
+    a phi of the join after the vector loop. Control-flow conversion blends
+    that phi on the lanes' edge masks, so the counter and the latch's exit
+    condition are varying: the latch must stay a masked exit."""
+    from oracle.survey import DEFAULT_DIR
+
+    files = sorted(DEFAULT_DIR.rglob("partial_linearization23.ll"))
+    if not files:
+        pytest.skip("../shared/peer-corpus is not beside the checkout (Vecz's lit kernels)")
+    report = oracle.check(files[0].read_text(), widths=[4, 8], choices=["", "LinearizeBOSCC"])
+    assert report.results and all(r.status == "match" for r in report.results), report.results

@@ -461,7 +461,9 @@ class ControlFlowConversion:
         divergent loop's header phis varying, as they are when blended; an
         unblended phi whose incoming values are all uniform (a trip counter)
         is uniform instead. Only pure arithmetic, comparisons, casts and
-        selects are looked through: no loads, calls or guarded divisions."""
+        selects are looked through: no loads, calls or guarded divisions; and
+        any other phi of a converted block is not uniform, whatever the
+        analysis says, as it becomes a blend on the lanes' edge masks."""
         header = loop.header
         if not self._unblended_edges(header):
             return False
@@ -470,9 +472,11 @@ class ControlFlowConversion:
         pure = (I.BinaryOperator, I.ICmpInst, I.FCmpInst, I.SelectInst, I.CastInst, I.FreezeInst)
 
         def check(v: V.Value, seen: set[int]) -> bool:
-            if not isinstance(v, I.Instruction) or uniform.is_uniform(v):
-                return True
             if id(v) in assumed:
+                return True
+            if isinstance(v, I.PhiNode) and v.parent in self._converted:
+                return False  # becomes a blend on (varying) edge masks
+            if not isinstance(v, I.Instruction) or uniform.is_uniform(v):
                 return True
             if id(v) in seen:
                 return True  # a cycle through pure operations: decided elsewhere
