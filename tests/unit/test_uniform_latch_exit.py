@@ -121,6 +121,9 @@ end:
 }
 """
 
+# The same loop with a per-lane limit: its latch must stay a masked exit.
+VARYING_LIMIT = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
+
 
 @pytest.mark.parametrize("case", [LIMIT, REENTER], ids=["limit", "re-enter"])
 def test_results_match_the_scalar_kernel(case: str) -> None:
@@ -144,7 +147,7 @@ def test_the_latch_branches_on_the_limit_and_blends_once() -> None:
 
 
 def test_a_varying_limit_is_left_alone() -> None:
-    varying = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
+    varying = VARYING_LIMIT
     r = vectorize(varying, kernel="limit", width=8)
     assert r.vectorized_name and "uniform_latch_exits" not in r.stats
 
@@ -156,7 +159,7 @@ def test_a_branch_left_varying_is_refused_not_miscompiled(monkeypatch) -> None:
     from vectorizer.transform import control_flow_conversion as cfc
 
     monkeypatch.setattr(cfc.ControlFlowConversion, "_uniform_in_loop", lambda self, value, loop: True)
-    varying = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
+    varying = VARYING_LIMIT
     r = vectorize(varying, kernel="limit", width=8)
     assert r.vectorized_name is None
     assert any("varying condition after control-flow conversion" in m for m in r.remarks)
