@@ -192,7 +192,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vkeys[cfg] = "v0"
             variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
             continue
-        res = wk.call(("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6))
+        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6), report.stats)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
         elif res[0] == "ok":
@@ -301,6 +301,30 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
                 diff = compare(args, expected, vres[1], nd, cfg[0], cfg[1])
                 emit(cfg, nd, "mismatch" if diff else "match", diff or "")
     report.stats.update(sess.stats)
+    if any(r.status in DAMAGING for r in report.results):
+        # A kernel that wrote out of bounds, or read memory it does not own,
+        # may have written anywhere in the worker without faulting: the next
+        # check gets a fresh process rather than a possibly damaged heap.
+        wk.kill()
+        report.stats["worker_recycles"] = report.stats.get("worker_recycles", 0) + 1
+
+
+# Verdicts after which the worker's memory is not trusted any more.
+DAMAGING = ("scalar-fault", "vector-fault")
+
+
+def _vectorize(wk: W.Worker, msg: tuple, timeout: float, stats: dict[str, float]) -> tuple | W.Failure:
+    """The vectorize request, retried once in a fresh worker when it crashed
+    one that had already run kernels: those kernels (untrusted code sharing
+    the process) may have damaged its memory. A crash that happens again in
+    a fresh process is the vectorizer's."""
+    ran_kernels = wk.kernel_runs > 0
+    res = wk.call(msg, timeout)
+    if isinstance(res, W.Failure) and res.kind == "crash" and ran_kernels:
+        stats["vectorize_retries"] = stats.get("vectorize_retries", 0) + 1
+        wk.kill()  # already replaced by call(); make sure the retry starts clean
+        res = wk.call(msg, timeout)
+    return res
 
 
 def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
@@ -348,6 +372,8 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
         sess = _Session(wk, case.kernel or "", case.ir, timeout, opt)
         key = "run_scalar:" + hashlib.sha1(case.ir.encode()).hexdigest()
         res = sess.run(key, [], "", args, nd, case.seed if seed is None else seed)
+        if isinstance(res, W.Failure) or res[0] != "ok":
+            wk.kill()  # as after a scalar fault in `check`
     finally:
         pool.release(wk)
     if isinstance(res, W.Failure):

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import faulthandler
 import os
 import pickle
 import queue
+import re
 import select
 import signal
 import struct
@@ -184,6 +186,9 @@ def serve() -> None:
     """The worker's request loop (`python -m oracle._worker_main`): length-prefixed
     pickles on stdin/stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    # A fatal signal prints the Python stack to stderr, so a crash report can
+    # name the call that crashed (the parent reads it back, `_crash_site`).
+    faulthandler.enable(file=sys.stderr)
     # The protocol gets private copies of fds 0/1; anything else printing to
     # stdout (LLVM, a debugging vectorizer) goes to stderr instead.
     rfd, wfd = os.dup(0), os.dup(1)
@@ -242,6 +247,7 @@ class Worker:
         self.err: Any = None
         self.programs: set[str] = set()  # program keys this process holds
         self.restarts = 0
+        self.kernel_runs = 0  # kernels this process has run since it started
 
     def _start(self) -> None:
         self.err = tempfile.TemporaryFile()
@@ -253,14 +259,21 @@ class Worker:
             close_fds=True, env=env,
         )
         self.programs = set()
+        self.kernel_runs = 0
 
     def _stderr_tail(self) -> str:
+        """What the dead worker said last: the innermost Python frames of a
+        fatal signal's stack dump, else its last line of stderr."""
         try:
             self.err.seek(0)
-            lines = [ln for ln in self.err.read().decode(errors="replace").splitlines() if ln.strip()]
-            return lines[-1].strip()[:200] if lines else ""
+            text = self.err.read().decode(errors="replace")
         except Exception:
             return ""
+        site = _crash_site(text)
+        if site:
+            return site
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        return lines[-1].strip()[:200] if lines else ""
 
     def kill(self) -> None:
         """Stop this worker process (it is restarted by the next request).
@@ -270,6 +283,7 @@ class Worker:
         `self.proc` first, so only one caller tears it down."""
         proc, self.proc = self.proc, None
         self.programs = set()
+        self.kernel_runs = 0
         if proc is None:
             return
         try:
@@ -290,6 +304,8 @@ class Worker:
                 self.kill()
             self._start()
         assert self.proc is not None and self.proc.stdin and self.proc.stdout
+        if msg[0] == "run":
+            self.kernel_runs += 1
         try:
             _write_msg(self.proc.stdin.fileno(), msg)
             return _read_msg(self.proc.stdout.fileno(), time.monotonic() + timeout)
@@ -314,6 +330,19 @@ class Worker:
             else:
                 what = f"worker exited with status {code}"
             return Failure("crash", what + (f" ({tail})" if tail else ""))
+
+
+_FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+) in (\S+)', re.M)
+
+
+def _crash_site(stderr: str, frames: int = 3) -> str:
+    """The innermost `frames` frames of the last faulthandler dump in
+    `stderr` ("in f (file.py:12) < g (other.py:40)"), or ""."""
+    at = stderr.rfind("Fatal Python error")
+    if at < 0:
+        return ""
+    found = _FRAME.findall(stderr[at:])[:frames]
+    return "in " + " < ".join(f"{fn} ({os.path.basename(f)}:{ln})" for f, ln, fn in found) if found else ""
 
 
 class Pool:

@@ -52,11 +52,77 @@ def test_broken_variants_are_caught_and_harness_survives() -> None:
     assert set(r.summary) == {"match"}
 
 
+def test_worker_crash_names_the_python_call_that_crashed() -> None:
+    # A segfault inside the worker (LLVM, llvmlite, a JIT-compiled kernel)
+    # reports where in our code it happened, read from faulthandler's dump.
+    from oracle import worker as W
+
+    w = W.Worker()
+    try:
+        res = w.call(("crash",), 30)
+        assert isinstance(res, W.Failure) and res.kind == "crash"
+        assert res.detail.startswith("worker killed by SIGSEGV (in serve (worker.py:"), res.detail
+        assert w.call(("ping",), 30)[0] == "ok"  # replaced, and answering
+    finally:
+        w.kill()
+
+
 def test_scalar_fault_never_blames_the_vectorizer() -> None:
     # The scalar kernel itself writes far out of bounds.
     text = _text("broken.ll").replace("; args: buf:i32:64 buf:i32:64:zero", "; args: buf:i32:8 buf:i32:8:zero")
     r = oracle.check(text, vectorized="__vecz_v4_copy_reversed", widths=[4])
     assert r.summary == {"scalar-fault": 1}
+    # The worker that ran it is not trusted any more: the next check gets a
+    # fresh process.
+    assert r.stats.get("worker_recycles") == 1
+    from oracle import worker as W
+
+    w = W.get_pool().acquire()
+    try:
+        assert w.proc is None and w.kernel_runs == 0
+    finally:
+        W.get_pool().release(w)
+
+
+class _FlakyWorker:
+    """Stands in for `oracle.worker.Worker`: the first vectorize request
+    crashes when the process has run kernels (as a heap damaged by one would)."""
+
+    def __init__(self, kernel_runs: int, crashes: int) -> None:
+        self.kernel_runs, self.crashes, self.calls, self.kills = kernel_runs, crashes, 0, 0
+
+    def call(self, msg: tuple, timeout: float) -> object:
+        from oracle import worker as W
+
+        self.calls += 1
+        if self.crashes:
+            self.crashes -= 1
+            self.kernel_runs = 0  # replaced, as Worker.call does
+            return W.Failure("crash", "worker killed by SIGSEGV")
+        return ("ok", "__vecz_v4_k", "ir")
+
+    def kill(self) -> None:
+        self.kills += 1
+        self.kernel_runs = 0
+
+
+def test_vectorizer_crash_is_retried_once_in_a_fresh_worker_only_after_kernels_ran() -> None:
+    from oracle import worker as W
+    from oracle.check import _vectorize
+
+    msg = ("vectorize", "", "k", 4, 0, "")
+    stats: dict[str, float] = {}
+    w = _FlakyWorker(kernel_runs=3, crashes=1)
+    assert _vectorize(w, msg, 1.0, stats)[0] == "ok"  # type: ignore[arg-type,index]
+    assert (w.calls, stats) == (2, {"vectorize_retries": 1})
+    # A crash that comes back in the fresh worker is the vectorizer's.
+    w = _FlakyWorker(kernel_runs=3, crashes=2)
+    assert isinstance(_vectorize(w, msg, 1.0, {}), W.Failure)  # type: ignore[arg-type]
+    assert w.calls == 2
+    # A worker that never ran a kernel is not retried.
+    w = _FlakyWorker(kernel_runs=0, crashes=1)
+    assert isinstance(_vectorize(w, msg, 1.0, {}), W.Failure)  # type: ignore[arg-type]
+    assert w.calls == 1
 
 
 WI_KERNEL = """
