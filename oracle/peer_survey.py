@@ -41,6 +41,9 @@ class KernelVerdict:
     worst: str
     statuses: dict[str, int] = field(default_factory=dict)
     detail: str = ""
+    # Vectorize requests that crashed a worker which had run kernels and
+    # then succeeded in a fresh one (see oracle.check._vectorize).
+    retries: int = 0
 
 
 def kernels_of(text: str) -> list[str]:
@@ -76,7 +79,8 @@ def survey_file(
         counts = Counter(r.status for r in report.results)
         worst = next((s for s in ORDER if counts.get(s)), "match")
         detail = next((r.detail for r in report.results if r.status == worst), "")
-        out.append(KernelVerdict(name, kernel, worst, dict(counts), detail))
+        retries = int(report.stats.get("vectorize_retries", 0))
+        out.append(KernelVerdict(name, kernel, worst, dict(counts), detail, retries))
     return out
 
 
@@ -108,11 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     configs: Counter[str] = Counter()
     for v in verdicts:
         configs.update(v.statuses)
+    retries = sum(v.retries for v in verdicts)
     if ns.json:
         print(json.dumps({
             "widths": widths,
             "kernels": dict(kernels),
             "configurations": dict(configs),
+            "vectorize_retries": retries,
             "verdicts": [v.__dict__ for v in verdicts],
         }, indent=1))
     else:
@@ -121,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{v.worst:18} {v.file}:{v.kernel}{note}")
         print(f"kernels by worst status: {dict(kernels)}")
         print(f"configurations: {dict(configs)}")
+        if retries:
+            print(f"vectorize requests retried in a fresh worker after a crash: {retries}"
+                  f" ({', '.join(f'{v.file}:{v.kernel}' for v in verdicts if v.retries)})")
     return 1 if any(kernels.get(s) for s in FAILING) else 0
 
 
