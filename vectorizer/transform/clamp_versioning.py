@@ -44,7 +44,6 @@ from ..ir.builder import Builder
 # Intrinsic -> the predicate that says the clamp does not bind (operand, bound).
 _CLAMPS = {"smax": "sge", "smin": "sle", "umax": "uge", "umin": "ule"}
 _RELAXABLE = (I.GetElementPtrInst, I.CastInst, I.BinaryOperator)
-_FALSE = V.ConstantInt(T.i1, 0)
 
 
 def _clamp_kind(inst: V.Value) -> str | None:
@@ -167,7 +166,7 @@ class ClampVersioning:
             conditions.extend(c for c in relaxed.conditions if c not in conditions)
         ok = conditions[0]
         for c in conditions[1:]:
-            ok = b.select(ok, c, _FALSE)
+            ok = b.select(ok, c, V.ConstantInt(T.i1, 0))  # fresh: constants record their uses
         every = b.call(divergence_all_fn(self.module), [ok], name="clamp.none")
         block = first.parent
         slow = block.split_before(first, name="clamp.slow")

@@ -71,8 +71,16 @@ from ..ir import values as V
 from ..ir.builder import Builder
 
 Block = Any
-TRUE = V.ConstantInt(T.i1, 1)
-FALSE = V.ConstantInt(T.i1, 0)
+
+
+# Fresh constants for every use: a constant records its uses, so one shared
+# module-level instance would keep every function it was ever used in alive.
+def _true() -> V.ConstantInt:
+    return V.ConstantInt(T.i1, 1)
+
+
+def _false() -> V.ConstantInt:
+    return V.ConstantInt(T.i1, 0)
 
 
 class ConversionError(Exception):
@@ -177,14 +185,14 @@ class ControlFlowConversion:
         # initialising stores go after them (first non-phi of the entry).
         for b in self._blocks:
             if b is not fn.entry and b not in self.divergence.by_all:
-                self._mask_var[b] = self._var(T.i1, f"{b.name or 'bb'}.mvar", FALSE)
+                self._mask_var[b] = self._var(T.i1, f"{b.name or 'bb'}.mvar", _false())
         b = Builder()
         b.position_before(self._entry_first)
         for init, a in self._init_store:
             b.store(init, a)
         self._init_store = []
         if self.entry_mask is None:
-            return TRUE
+            return _true()
         return self.entry_mask(b)
 
     def _block_mask(self, block: Block) -> None:
@@ -195,17 +203,17 @@ class ControlFlowConversion:
         b.position_before(block.first_non_phi)
         var = self._mask_var[block]
         m = b.load(T.i1, var, name=f"{block.name or 'bb'}.mask")
-        b.store(FALSE, var)
+        b.store(_false(), var)
         self._masks[block] = m
 
     def _and(self, a: V.Value, c: V.Value, name: str | None = None) -> V.Value:
         if _is_true(a):
             return c
         if _is_false(a) or _is_false(c):
-            return FALSE
+            return _false()
         if _is_true(c):
             return a
-        return self._b.select(a, c, FALSE, name=name)
+        return self._b.select(a, c, _false(), name=name)
 
     def _or(self, a: V.Value, c: V.Value) -> V.Value:
         if _is_false(a):
@@ -213,13 +221,13 @@ class ControlFlowConversion:
         if _is_false(c):
             return a
         if _is_true(a) or _is_true(c):
-            return TRUE
+            return _true()
         return self._b.or_(a, c)
 
     def _not(self, c: V.Value) -> V.Value:
         if isinstance(c, V.ConstantInt):
             return V.ConstantInt(T.i1, 1 - (c.unsigned & 1))
-        return self._b.xor(c, TRUE)
+        return self._b.xor(c, _true())
 
     def _edge_masks(self, block: Block) -> None:
         term = block.terminator
@@ -241,15 +249,15 @@ class ControlFlowConversion:
                     edges[f] = self._and(m, self._not(c), f"{name}.to.{f.name or 'bb'}")
         elif isinstance(term, I.SwitchInst):
             cond = term.condition
-            hit: V.Value = FALSE
+            hit: V.Value = _false()
             for value, target in term.cases:
                 eq = b.icmp("eq", cond, value)
                 hit = self._or(hit, eq)
-                edges[target] = self._or(edges.get(target, FALSE), eq)
+                edges[target] = self._or(edges.get(target, _false()), eq)
             for target in list(edges):
                 edges[target] = self._and(m, edges[target])
             default = term.default
-            edges[default] = self._or(edges.get(default, FALSE), self._and(m, self._not(hit)))
+            edges[default] = self._or(edges.get(default, _false()), self._and(m, self._not(hit)))
         ux = self._uniform_exits.get(block)
         if ux is not None:
             # Only the loop's last iteration can take the uniform exit: its
@@ -517,7 +525,7 @@ class ControlFlowConversion:
             b.store(b.select(e, value, old), phi_var)
         hvar = self._mask_var.get(header)
         if hvar is not None:
-            b.store(FALSE, hvar)
+            b.store(_false(), hvar)
         b.br(nxt)
         self._b = saved
         self.stats["uniform_latch_exits"] = self.stats.get("uniform_latch_exits", 0) + 1
@@ -555,12 +563,12 @@ class ControlFlowConversion:
                 if not targets:
                     raise ConversionError(f"divergent loop '{header.name}' has no way out")
                 nxt = defer(targets)
-                e = self._edge.get((block, header), FALSE)
+                e = self._edge.get((block, header), _false())
                 b.position_before(term)
                 anyc = b.call(divergence_any_fn(self.module), [e], name=f"{header.name or 'loop'}.any")
                 ux = self._uniform_exits.get(block)
                 if ux is not None:
-                    anyc = b.select(ux[0], anyc, FALSE, name=f"{header.name or 'loop'}.stay")
+                    anyc = b.select(ux[0], anyc, _false(), name=f"{header.name or 'loop'}.stay")
                     nxt = self._leave_by_uniform_exit(block, nxt)
                 term.erase_from_parent()
                 b.position_at_end(block)
