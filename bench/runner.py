@@ -49,6 +49,8 @@ class Measurement:
     vs_loopvec: float | None = None
     vectorize_seconds: float | None = None
     build_seconds: float | None = None
+    # Run-to-run spread of the timed runs: (slowest - fastest) / median.
+    spread: float | None = None
 
 
 @dataclass
@@ -138,7 +140,8 @@ def _measure(label: str, launch: runtime.Launch, program: runtime.Program, refer
     times = [launch.run(program) for _ in range(repeat)]
     med = statistics.median(times)
     return Measurement(label, "ok", seconds=med, items_per_second=items / med if med > 0 else None,
-                       build_seconds=program.compile_seconds)
+                       build_seconds=program.compile_seconds,
+                       spread=(max(times) - min(times)) / med if med > 0 else None)
 
 
 def run_kernel(name: str, opts: Options) -> KernelResult:
