@@ -53,6 +53,9 @@ class CheckReport:
     kernel: str
     results: list[Result] = field(default_factory=list)
     stats: dict[str, float] = field(default_factory=dict)
+    # The crash details of vectorize requests retried in a fresh worker
+    # (see `_vectorize`): kept so a crash that did not recur still names its site.
+    retried: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -192,7 +195,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vkeys[cfg] = "v0"
             variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
             continue
-        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6), report.stats)
+        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6), report)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
         elif res[0] == "ok":
@@ -313,7 +316,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
 DAMAGING = ("scalar-fault", "vector-fault")
 
 
-def _vectorize(wk: W.Worker, msg: tuple, timeout: float, stats: dict[str, float]) -> tuple | W.Failure:
+def _vectorize(wk: W.Worker, msg: tuple, timeout: float, report: CheckReport) -> tuple | W.Failure:
     """The vectorize request, retried once in a fresh worker when it crashed
     one that had already run kernels: those kernels (untrusted code sharing
     the process) may have damaged its memory. A crash that happens again in
@@ -321,7 +324,8 @@ def _vectorize(wk: W.Worker, msg: tuple, timeout: float, stats: dict[str, float]
     ran_kernels = wk.kernel_runs > 0
     res = wk.call(msg, timeout)
     if isinstance(res, W.Failure) and res.kind == "crash" and ran_kernels:
-        stats["vectorize_retries"] = stats.get("vectorize_retries", 0) + 1
+        report.stats["vectorize_retries"] = report.stats.get("vectorize_retries", 0) + 1
+        report.retried.append(f"W={msg[3]} dim={msg[4]} choices={msg[5]!r}: {res.detail}")
         wk.kill()  # already replaced by call(); make sure the retry starts clean
         res = wk.call(msg, timeout)
     return res

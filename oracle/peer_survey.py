@@ -44,6 +44,7 @@ class KernelVerdict:
     # Vectorize requests that crashed a worker which had run kernels and
     # then succeeded in a fresh one (see oracle.check._vectorize).
     retries: int = 0
+    retried: list[str] = field(default_factory=list)  # their first crash's details
 
 
 def kernels_of(text: str) -> list[str]:
@@ -80,7 +81,7 @@ def survey_file(
         worst = next((s for s in ORDER if counts.get(s)), "match")
         detail = next((r.detail for r in report.results if r.status == worst), "")
         retries = int(report.stats.get("vectorize_retries", 0))
-        out.append(KernelVerdict(name, kernel, worst, dict(counts), detail, retries))
+        out.append(KernelVerdict(name, kernel, worst, dict(counts), detail, retries, list(report.retried)))
     return out
 
 

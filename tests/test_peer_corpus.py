@@ -42,4 +42,4 @@ def test_peer_kernels_vectorize_correctly(path: Path) -> None:
     for v in verdicts:
         if v.retries:  # shown in pytest's summary: evidence, not silence
             warnings.warn(f"{v.kernel}: {v.retries} vectorize request(s) crashed a worker that had run"
-                          " kernels and succeeded in a fresh one", stacklevel=1)
+                          f" kernels and succeeded in a fresh one: {'; '.join(v.retried)}", stacklevel=1)

@@ -108,20 +108,21 @@ class _FlakyWorker:
 
 def test_vectorizer_crash_is_retried_once_in_a_fresh_worker_only_after_kernels_ran() -> None:
     from oracle import worker as W
-    from oracle.check import _vectorize
+    from oracle.check import CheckReport, _vectorize
 
     msg = ("vectorize", "", "k", 4, 0, "")
-    stats: dict[str, float] = {}
+    report = CheckReport("k")
     w = _FlakyWorker(kernel_runs=3, crashes=1)
-    assert _vectorize(w, msg, 1.0, stats)[0] == "ok"  # type: ignore[arg-type,index]
-    assert (w.calls, stats) == (2, {"vectorize_retries": 1})
+    assert _vectorize(w, msg, 1.0, report)[0] == "ok"  # type: ignore[arg-type,index]
+    assert (w.calls, report.stats) == (2, {"vectorize_retries": 1})
+    assert report.retried == ["W=4 dim=0 choices='': worker killed by SIGSEGV"]  # the site is kept
     # A crash that comes back in the fresh worker is the vectorizer's.
     w = _FlakyWorker(kernel_runs=3, crashes=2)
-    assert isinstance(_vectorize(w, msg, 1.0, {}), W.Failure)  # type: ignore[arg-type]
+    assert isinstance(_vectorize(w, msg, 1.0, CheckReport("k")), W.Failure)  # type: ignore[arg-type]
     assert w.calls == 2
     # A worker that never ran a kernel is not retried.
     w = _FlakyWorker(kernel_runs=0, crashes=1)
-    assert isinstance(_vectorize(w, msg, 1.0, {}), W.Failure)  # type: ignore[arg-type]
+    assert isinstance(_vectorize(w, msg, 1.0, CheckReport("k")), W.Failure)  # type: ignore[arg-type]
     assert w.calls == 1
 
 
