@@ -130,14 +130,14 @@ _PASSES: dict[str, str] = {
 KNOWN_PASSES = frozenset(_PASSES)
 
 
-def host_target_machine(opt: int = 2, codemodel: str = "default") -> llvm.TargetMachine:
-    """A target machine for the host CPU with all its features (`codemodel`
-    "jitdefault" for code that is JIT-compiled)."""
+def host_target_machine(opt: int = 2, codemodel: str = "default", features: str | None = None) -> llvm.TargetMachine:
+    """A target machine for the host CPU with all its features, or with
+    `features` instead (`codemodel` "jitdefault" for code that is JIT-compiled)."""
     initialize()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        features=llvm.get_host_cpu_features().flatten() if features is None else features,
         opt=opt,
         codemodel=codemodel,
     )

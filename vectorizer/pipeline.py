@@ -207,7 +207,10 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if width is None:
         packets = PacketizationAnalysis(fn, uniform, stride, inst)
         width = automatic_width(packets, uniform, target, layout)
-        cost = estimate_cost(fn, width, uniform, stride, inst, packets, layout, target.register_bits, target.fast_gather)
+        cost = estimate_cost(
+            fn, width, uniform, stride, inst, packets, layout,
+            target.register_bits, target.fast_gather, target.microcoded_gather,
+        )
         outcome.stats["estimated_scalar_cost"] = cost.scalar
         outcome.stats["estimated_vector_cost"] = cost.vector
         if width > 1 and not cost.profitable:

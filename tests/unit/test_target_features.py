@@ -46,3 +46,17 @@ def test_veczc_reports_a_bad_feature_list_without_a_traceback(tmp_path) -> None:
                          capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.strip() == "veczc: error: -vecz-target-features: target feature 'avx2' must be +name or -name"
+
+
+def test_avx512_makes_untuned_gathers_legal_but_microcoded() -> None:
+    wide = with_features(AVX2_ZEN, "+avx512f")
+    assert wide.fast_gather and wide.microcoded_gather
+    back = with_features(wide, "-avx512f")
+    assert not back.fast_gather and not back.microcoded_gather
+    # Declaring gathers fast overrides the tuning either way.
+    tuned = with_features(wide, "+fast-gather")
+    assert tuned.fast_gather and not tuned.microcoded_gather
+    assert not with_features(wide, "-fast-gather").microcoded_gather
+    # A CPU already tuned for fast gathers keeps them when AVX-512 is added.
+    intel = TargetInfo("skylake", "+avx,+avx2", 256, fast_gather=True)
+    assert not with_features(intel, "+avx512f").microcoded_gather

@@ -104,3 +104,16 @@ def test_an_explicit_width_is_never_second_guessed() -> None:
     target = TargetInfo("test", "", 256, fast_gather=False)
     _, [out] = vectorize_module(SPMV, [KernelRequest("spmv", 8)], target)
     assert out.width == 8 and out.vectorized_name == "__vecz_v8_spmv"
+
+
+def test_microcoded_gathers_keep_a_divergent_gather_loop_scalar() -> None:
+    # AVX-512 gathers on a CPU LLVM does not tune for fast gathers (Zen 4/5):
+    # the instruction exists but costs several scalar instructions a lane.
+    target = TargetInfo("znver5", "", 512, fast_gather=True, microcoded_gather=True)
+    _, [out] = vectorize_module(SPMV, [KernelRequest("spmv", None)], target)
+    assert out.width == 1
+    [remark] = [r for r in out.remarks if r.startswith("automatic width: 1")]
+    assert "3 access(es) become gathers or scatters, which this target runs in microcode" in remark
+    # Contiguous kernels are unaffected by how gathers are run.
+    _, [sax] = vectorize_module(SAXPY, [KernelRequest("saxpy", None)], target)
+    assert sax.width == 16
