@@ -1,5 +1,11 @@
 """Run one benchmark kernel in every configuration: check each against the
-scalar run (every output byte), then time it (median of repeated runs).
+scalar run (every output byte), then time them all (median of repeated runs).
+
+The timed runs go round-robin over the configurations (scalar, loopvec, w4,
+... scalar, loopvec, w4, ...) rather than one configuration's runs after
+another's, so a drift of the machine's speed during the run (frequency,
+neighbours on a shared host) falls on every configuration alike and the
+ratios between them stay fair.
 
 Configurations, in order:
 - `scalar`: the work-item loop at -O3, LoopVectorize and SLP off;
@@ -93,10 +99,15 @@ def _starting(opts: Options, kernel: str, config: str) -> bool:
     if config in opts.crashed:
         return False
     _log(f"  {kernel}: {config}")
+    _progress(opts, config)
+    return True
+
+
+def _progress(opts: Options, config: str) -> None:
+    """Record the configuration about to run natively, for crash attribution."""
     if opts.progress_file:
         with open(opts.progress_file, "w") as f:
             f.write(config)
-    return True
 
 
 def _one_line(text: str, limit: int = 160) -> str:
@@ -129,19 +140,42 @@ def _peer_module(cmd: str, kernel: Kernel, width: int) -> tuple[str | None, str 
     return text, m.group(1), ""
 
 
-def _measure(label: str, launch: runtime.Launch, program: runtime.Program, reference: list[bytes] | None,
-             repeat: int, items: int) -> Measurement:
-    launch.run(program)  # warm-up and correctness run
+@dataclass
+class _Timed:
+    """A configuration that passed its check, waiting for its timed runs."""
+
+    measurement: Measurement
+    program: runtime.Program
+    times: list[float] = field(default_factory=list)
+
+
+def _check(label: str, launch: runtime.Launch, program: runtime.Program, reference: list[bytes] | None,
+           pending: list[_Timed]) -> Measurement:
+    """Warm-up and correctness run; a configuration that passes is queued for timing."""
+    launch.run(program)
     if reference is not None:
         outs = launch.outputs()
         bad = [i for i, (a, b) in enumerate(zip(outs, reference, strict=True)) if a != b]
         if bad:
             return Measurement(label, "mismatch", detail=f"buffer(s) {bad} differ from the scalar run")
-    times = [launch.run(program) for _ in range(repeat)]
-    med = statistics.median(times)
-    return Measurement(label, "ok", seconds=med, items_per_second=items / med if med > 0 else None,
-                       build_seconds=program.compile_seconds,
-                       spread=(max(times) - min(times)) / med if med > 0 else None)
+    m = Measurement(label, "ok", build_seconds=program.compile_seconds)
+    pending.append(_Timed(m, program))
+    return m
+
+
+def _time_round_robin(pending: list[_Timed], launch: runtime.Launch, opts: Options, kernel: str,
+                      items: int) -> None:
+    """`opts.repeat` rounds, each running every queued configuration once."""
+    for _ in range(opts.repeat):
+        for t in pending:
+            _progress(opts, t.measurement.config)
+            t.times.append(launch.run(t.program))
+    for t in pending:
+        med = statistics.median(t.times)
+        m = t.measurement
+        m.seconds = med
+        m.items_per_second = items / med if med > 0 else None
+        m.spread = (max(t.times) - min(t.times)) / med if med > 0 else None
 
 
 def run_kernel(name: str, opts: Options) -> KernelResult:
@@ -155,16 +189,15 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
     res = KernelResult(name, kernel.description, problem.nd.items)
     items = problem.nd.items
 
+    pending: list[_Timed] = []
     _starting(opts, name, SCALAR)
     prog = runtime.build(text, name)
-    scalar = _measure(SCALAR, launch, prog, None, opts.repeat, items)
-    launch.run(prog)
+    res.measurements.append(_check(SCALAR, launch, prog, None, pending))
     reference = launch.outputs()
-    res.measurements.append(scalar)
 
     if _starting(opts, name, LOOPVEC):
-        res.measurements.append(_measure(LOOPVEC, launch, runtime.build(text, name, loop_vectorize=True),
-                                         reference, opts.repeat, items))
+        res.measurements.append(_check(LOOPVEC, launch, runtime.build(text, name, loop_vectorize=True),
+                                       reference, pending))
     else:
         res.measurements.append(Measurement(LOOPVEC, "crashed", detail="the native run crashed"))
 
@@ -186,7 +219,8 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
             res.measurements.append(Measurement(label, "refused", r.width, _one_line("; ".join(r.remarks) or "no reason"),
                                                 vectorize_seconds=vsec))
             continue
-        res.measurements.append(_run_vector(label, r.ir, name, r.vectorized_name, r.width, launch, reference, opts, items, vsec))
+        res.measurements.append(_run_vector(label, r.ir, name, r.vectorized_name, r.width, launch, reference,
+                                            pending, vsec))
 
     if opts.peer and not _starting(opts, name, "peer"):
         res.measurements.append(Measurement("peer", "crashed", opts.peer_width, "the native run crashed"))
@@ -196,8 +230,10 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
             res.measurements.append(Measurement("peer", "refused" if ptext else "error", opts.peer_width, detail))
         else:
             w = int(re.match(r"__vecz_v(\d+)_", pfn).group(1))
-            res.measurements.append(_run_vector("peer", ptext, name, pfn, w, launch, reference, opts, items, None))
+            res.measurements.append(_run_vector("peer", ptext, name, pfn, w, launch, reference, pending, None))
 
+    _log(f"  {name}: timing {len(pending)} configuration(s), {opts.repeat} round(s)")
+    _time_round_robin(pending, launch, opts, name, items)
     base = {c: res.get(c) for c in (SCALAR, LOOPVEC)}
     for m in res.measurements:
         if m.status != "ok" or not m.seconds:
@@ -210,12 +246,12 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
 
 
 def _run_vector(label: str, text: str, kernel: str, fn: str, width: int | None, launch: runtime.Launch,
-                reference: list[bytes], opts: Options, items: int, vsec: float | None) -> Measurement:
+                reference: list[bytes], pending: list[_Timed], vsec: float | None) -> Measurement:
     try:
         prog = runtime.build(text, kernel, vector=(fn, int(width or 1)))
     except runtime.BuildFailure as exc:
         return Measurement(label, "error", width, f"build: {_one_line(exc)}", vectorize_seconds=vsec)
-    m = _measure(label, launch, prog, reference, opts.repeat, items)
+    m = _check(label, launch, prog, reference, pending)
     m.width = width
     m.vectorize_seconds = vsec
     return m

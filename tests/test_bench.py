@@ -61,6 +61,22 @@ def test_harness_runs_one_kernel_and_reports():
     assert {r["config"] for r in obj["kernels"][0]["results"]} == set(configs)
 
 
+def test_timed_runs_go_round_robin_after_every_check(monkeypatch):
+    # Drift in the machine's speed must fall on every configuration alike:
+    # all checks first, then rounds of one timed run per configuration.
+    import bench.runner as runner
+
+    seen: list[str] = []
+    monkeypatch.setattr(runner, "_progress", lambda opts, config: seen.append(config))
+    res = run_kernel("saxpy", Options(size="small", widths=(4, 8), auto=False, repeat=3))
+    configs = [SCALAR, LOOPVEC, "w4", "w8"]
+    assert [m.config for m in res.measurements] == configs
+    assert seen == configs + configs * 3
+    for m in res.measurements:
+        assert m.status == "ok" and m.seconds and m.spread is not None
+        assert m.vs_scalar == pytest.approx(res.get(SCALAR).seconds / m.seconds)
+
+
 def test_refusal_or_divergence_is_a_row_not_a_failure():
     res = run_kernel("collatz", Options(size="small", widths=(8,), auto=False, repeat=1))
     m = res.get("w8")

@@ -48,6 +48,7 @@ from .transform.remove_intptr import remove_intptr
 from .transform.safe_lane_addressing import address_lanes_safely
 from .transform.scalarizer import Scalarizer
 from .transform.squash_small_vectors import squash_small_vectors
+from .transform.widen_index_arithmetic import widen_index_arithmetic
 
 # LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
 PREPARATION = (
@@ -196,6 +197,8 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     versioned = version_clamped_loads(fn, module, uniform, layout, request.dim)
     if versioned:
         uniform = UniformValueAnalysis(fn, request.dim)  # new blocks and loads
+    if widen_index_arithmetic(fn):
+        uniform = UniformValueAnalysis(fn, request.dim)  # the wide index terms are new
     stride = StrideAnalysis(uniform, layout)
     loop_blocks = _loop_blocks(fn)
     inst = InstantiationAnalysis(

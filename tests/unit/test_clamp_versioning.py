@@ -3,8 +3,11 @@ and the result is what the scalar kernel computes, at the border too."""
 
 from __future__ import annotations
 
+import re
+
 import oracle
-from vectorizer import vectorize
+from vectorizer import llvm_bridge, vectorize
+from vectorizer.transform.clamp_versioning import prune_implied_conditions
 
 # out[x] = in[max(x-1, 0)] + 2 in[x] + in[min(x+1, n-1)] + in[clamp(x+2, 0, n-1)], n = global size
 BLUR = """; vecz-case: 1
@@ -85,3 +88,77 @@ def test_a_varying_bound_is_not_versioned() -> None:
     )
     r = vectorize(ir, kernel="blur", width=8)
     assert r.stats["clamp_versioned_loads"] == 1  # only max(x-1, 0) keeps a uniform bound
+
+
+def test_a_stencils_checks_are_pruned_to_the_outer_taps() -> None:
+    # clamp(x + c, 0, n - 1) for c = -2..2: `x >= 2` and `x + 2 <= n - 1` imply the rest.
+    # The indices first, then the loads (as LLVM leaves a stencil): one group.
+    taps = "\n".join(
+        f"  %t{i} = add nsw i32 %x, {c}\n"
+        f"  %t{i}.lo = call i32 @llvm.smax.i32(i32 %t{i}, i32 0)\n"
+        f"  %t{i}.c = call i32 @llvm.smin.i32(i32 %t{i}.lo, i32 %last)\n"
+        f"  %i{i} = sext i32 %t{i}.c to i64"
+        for i, c in enumerate(range(-2, 3))
+    ) + "\n" + "\n".join(
+        f"  %p{i} = getelementptr inbounds float, ptr addrspace(1) %in, i64 %i{i}\n"
+        f"  %v{i} = load float, ptr addrspace(1) %p{i}, align 4\n"
+        f"  %s{i + 1} = fadd float %s{i}, %v{i}"
+        for i in range(5)
+    )
+    ir = f"""declare i64 @_Z13get_global_idj(i32)
+declare i32 @llvm.smax.i32(i32, i32)
+declare i32 @llvm.smin.i32(i32, i32)
+
+define spir_kernel void @taps(ptr addrspace(1) %out, ptr addrspace(1) %in, i32 %n) {{
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %x = trunc i64 %gid to i32
+  %last = add nsw i32 %n, -1
+  %s0 = fadd float 0.0, 0.0
+{taps}
+  %po = getelementptr inbounds float, ptr addrspace(1) %out, i64 %gid
+  store float %s5, ptr addrspace(1) %po, align 4
+  ret void
+}}
+"""
+    r = vectorize(ir, kernel="taps", width=8)
+    assert r.stats["clamp_versioned_loads"] == 5
+    body = r.ir.split("@__vecz_v8_taps(", 1)[1].split("\nclamp.fast", 1)[0]
+    # Before the branch: no vector compare, one test of each end of the packet.
+    assert "x i1>" not in body
+    # (each end: its bound and whether the packet wraps; 10 conditions before pruning)
+    assert len(re.findall(r"= icmp ", body)) <= 4, body
+    # The fast path's taps are byte offsets from one base: -8, -4, 4, 8.
+    fast = r.ir.split("\nclamp.fast:", 1)[1].split("\nclamp.slow", 1)[0]
+    assert sorted(int(m) for m in re.findall(r"getelementptr i8, ptr addrspace\(1\) %\S+, i64 (-?\d+)", fast)) == [-8, -4, 4, 8]
+    case = "; vecz-case: 1\n; kernel: taps\n; args: buf:f32:64:zero buf:f32:64 scalar:i32:64\n"
+    case += "; ndrange: global=64 local=16\n; ndrange: global=29 local=29\n; widths: 4,8,16\n; seed: 5\n\n" + ir
+    report = oracle.check(case)
+    assert report.results and {x.status for x in report.results} == {"match"}, report.results
+
+
+def test_pruning_keeps_the_order_that_guards_poison() -> None:
+    # The upper check on a relaxed clone first, then the lower check that
+    # guards it: moving the upper check to the front would drop its guard.
+    ir = llvm_bridge.canonicalize(b"""
+define void @f(i32 %x, i32 %n) {
+  %a = add nsw i32 %x, -2
+  %b = add nsw i32 %x, 2
+  %lo1 = icmp sge i32 %x, 2
+  %up1 = icmp sle i32 %a, %n
+  %up2 = icmp sle i32 %b, %n
+  %lo2 = icmp sge i32 %x, -2
+  ret void
+}
+""")
+    from vectorizer.ir.parser import parse_module
+
+    fn = parse_module(ir).get_function("f")
+    lo1, up1, up2, lo2 = [i for i in fn.instructions() if i.opcode == "icmp"]
+    # Ordered lower, upper, upper, lower: both groups prune.
+    assert prune_implied_conditions([lo1, up1, up2, lo2], set()) == [lo1, up2]
+    # The upper group's kept check (x + 2) came after a lower check of
+    # another base the new place would precede: that group stays whole.
+    other = [i for i in fn.instructions() if i.opcode == "icmp"]
+    assert prune_implied_conditions([up1, lo1, up2], set()) == [up1, lo1, up2]
+    assert other

@@ -21,6 +21,12 @@ replaced by its varying operand. Conditions are combined inner clamp first
 with `select`, so an unclamped value that overflows (poison) in a lane where
 an inner condition already failed cannot poison the check.
 
+A group's conditions on one index plus different constants (a stencil's
+taps `x - 2 ... x + 2`, each `add nsw`) are pruned to the two that imply
+the rest: `x - 2 >= lo` and `x + 2 <= hi`. A tap whose index overflows would
+load through a poison address in the original kernel, so the implication
+only fails where the original is undefined.
+
 It runs on scalar IR after control-flow conversion, on plain loads only
 (those in blocks every lane executes; masked loads are left alone), and keeps
 a version only when the stride analysis finds the unclamped address linear
@@ -164,6 +170,7 @@ class ClampVersioning:
         conditions: list[V.Value] = []
         for _, relaxed in group:
             conditions.extend(c for c in relaxed.conditions if c not in conditions)
+        conditions = self._prune_implied(conditions)
         ok = conditions[0]
         for c in conditions[1:]:
             ok = b.select(ok, c, V.ConstantInt(T.i1, 0))  # fresh: constants record their uses
@@ -199,6 +206,9 @@ class ClampVersioning:
             for use in outside:
                 use.user.set_operand(use.index, phi)
 
+    def _prune_implied(self, conditions: list[V.Value]) -> list[V.Value]:
+        return prune_implied_conditions(conditions, {id(v) for v in self._created})
+
     def _erase_unused(self) -> None:
         changed = True
         while changed:
@@ -207,6 +217,102 @@ class ClampVersioning:
                 if inst.parent is not None and not inst.uses:
                     inst.erase_from_parent()
                     changed = True
+
+
+_Key = tuple[str, int, object]
+
+
+def prune_implied_conditions(conditions: list[V.Value], created: set[int]) -> list[V.Value]:
+    """Drop the conditions of an ordered `select` chain that another of the
+    chain implies, for a stencil's taps on one base `b` (signed `nsw`
+    arithmetic; `created` are the ids of relaxed clones):
+
+    - `b >= k` for constants k: only the largest k (`b <= k`: the smallest);
+    - `b + c <= u` for one uniform u: only the largest c (`b + c >= u`: the
+      smallest; a relaxed clone `b + c` only with c >= 0 there).
+
+    Where `b + c` overflows, the tap loads through a poison address in the
+    original kernel. The condition kept takes the place of the first of its
+    group. Order guards poison (a relaxed clone may overflow where an earlier
+    condition failed), so a group is pruned only if every condition that came
+    before its kept one is still represented before that place."""
+    keys: list[_Key | None] = [_implication_key(c, created) for c in conditions]
+    first: dict[_Key, int] = {}
+    kept: dict[_Key, int] = {}
+    for i, key in enumerate(keys):
+        if key is None:
+            continue
+        first.setdefault(key, i)
+        if key not in kept or _tighter(conditions[i], conditions[kept[key]], key):
+            kept[key] = i
+    pruned = {k for k in kept if sum(1 for x in keys if x == k) > 1}
+    changed = True
+    while changed:
+        changed = False
+        for key in sorted(pruned, key=lambda k: first[k]):
+            place = first[key]
+            guards = (first[k] if k in pruned else j for j, k in enumerate(keys[: kept[key]]) if k != key)
+            if any(g >= place for g in guards):
+                pruned.discard(key)
+                changed = True
+    out: list[V.Value] = []
+    for i, (cond, key) in enumerate(zip(conditions, keys, strict=True)):
+        if key not in pruned:
+            out.append(cond)
+        elif first[key] == i:
+            out.append(conditions[kept[key]])
+    return out
+
+
+def _implication_key(cond: V.Value, created: set[int]) -> _Key | None:
+    """(predicate, base, bound) of a prunable condition; constants share one bound."""
+    if not isinstance(cond, I.ICmpInst) or cond.predicate not in ("sge", "sle"):
+        return None
+    form = _offset_form(cond.lhs)
+    if form is None or id(form[0]) in created:
+        return None
+    base, c = form
+    if isinstance(cond.rhs, V.ConstantInt):
+        return (cond.predicate, id(base), "const") if c == 0 else None
+    if isinstance(cond.rhs, V.Constant):
+        return None
+    if cond.predicate == "sge" and id(cond.lhs) in created and c < 0:
+        return None
+    return (cond.predicate, id(base), id(cond.rhs))
+
+
+def _tighter(cond: V.Value, held: V.Value, key: _Key) -> bool:
+    """Does `cond` imply `held` (same key)?"""
+    assert isinstance(cond, I.ICmpInst) and isinstance(held, I.ICmpInst)
+    lower = key[0] == "sge"
+    if key[2] == "const":
+        a, b = _signed(cond.rhs), _signed(held.rhs)
+        return a > b if lower else a < b
+    ca, cb = _offset_form(cond.lhs)[1], _offset_form(held.lhs)[1]
+    return ca < cb if lower else ca > cb
+
+
+def _signed(c: V.Value) -> int:
+    assert isinstance(c, V.ConstantInt)
+    bits = c.bits
+    v = c.value % (1 << bits)
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+def _offset_form(v: V.Value) -> tuple[V.Value, int] | None:
+    """`v` as (base, c) with v == base + c and no signed wrap (`add nsw`/`sub
+    nsw` of a constant, or the value itself with c = 0)."""
+    if not isinstance(v.type, T.IntType):
+        return None
+    if isinstance(v, I.BinaryOperator) and v.opcode in ("add", "sub") and "nsw" in v.flags:
+        lhs, rhs = v.lhs, v.rhs
+        if v.opcode == "add" and isinstance(lhs, V.ConstantInt) and not isinstance(rhs, V.Constant):
+            lhs, rhs = rhs, lhs
+        if isinstance(rhs, V.ConstantInt) and not isinstance(lhs, V.Constant):
+            c = _signed(rhs)
+            return lhs, (c if v.opcode == "add" else -c)
+        return None
+    return v, 0
 
 
 def version_clamped_loads(

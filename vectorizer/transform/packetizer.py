@@ -21,7 +21,9 @@ Memory operations follow the stride analysis: a contiguous access becomes
 one vector load/store at lane 0's address, an access with any other stride
 or none becomes a gather/scatter (LLVM's masked intrinsics, all lanes on),
 a store of varying values to a uniform address keeps the last lane's value
-(what sequential work-items leave behind).
+(what sequential work-items leave behind). Lane reductions (`all`/`any`) of
+bounds checks on a linear index are answered from its extreme lanes
+(`linear_lane_reduction.py`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
 from ..ir.builder import Builder, builder_after
+from .linear_lane_reduction import LinearLaneReduction
 
 
 class PacketizationError(Exception):
@@ -90,6 +93,7 @@ class Packetizer:
         self._replaced: list[I.Instruction] = []
         self._widened_allocas: set[int] = set()
         self._step_cache: dict[tuple[str, int], V.Value] = {}
+        self._linear_reduction = LinearLaneReduction(self.uniform, self.stride, self.width, self.lane)
 
     # ------------------------------------------------------------------ driver
 
@@ -543,7 +547,11 @@ class Packetizer:
         b = Builder()
         b.position_before(inst)
         if m.kind in ("any", "all"):
-            inst.replace_all_uses_with(self._reduce("or" if m.kind == "any" else "and", self.packet(m.mask), b))
+            # Bounds checks on a linear index need only its extreme lanes.
+            reduced = self._linear_reduction.reduce(m.kind, m.mask, b)
+            if reduced is None:
+                reduced = self._reduce("or" if m.kind == "any" else "and", self.packet(m.mask), b)
+            inst.replace_all_uses_with(reduced)
             self._replaced.append(inst)
             return
         if m.kind == "load":
