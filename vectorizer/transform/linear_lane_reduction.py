@@ -40,6 +40,7 @@ from ..ir.builder import Builder
 _SWAPPED = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle",
             "ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule"}
 _UPPER = ("slt", "sle", "ult", "ule")  # `v pred u` bounds v from above
+MAX_DEPTH = 16  # junctions followed; deeper trees are reduced as a packet
 
 
 @dataclass
@@ -57,17 +58,18 @@ class LinearLaneReduction:
         """`i1` that is true when `cond` holds in every lane (`kind` "all") or
         in some lane ("any"), or None if the condition is not of the handled
         shape or compares no linear value."""
-        if not self._has_linear_compare(cond, kind, depth=0):
+        if not self._has_linear_compare(cond, kind, 0, set()):
             return None
-        return self._reduce(kind, cond, b)
+        return self._reduce(kind, cond, b, {}, depth=0)
 
-    def _has_linear_compare(self, cond: V.Value, kind: str, depth: int) -> bool:
-        if depth > 16 or self.uniform.is_uniform(cond):
+    def _has_linear_compare(self, cond: V.Value, kind: str, depth: int, seen: set[int]) -> bool:
+        if depth > MAX_DEPTH or id(cond) in seen or self.uniform.is_uniform(cond):
             return False
+        seen.add(id(cond))
         if self._linear_compare(cond) is not None:
             return True
         parts = self._parts(cond, kind)
-        return parts is not None and any(self._has_linear_compare(p, kind, depth + 1) for p in parts)
+        return parts is not None and any(self._has_linear_compare(p, kind, depth + 1, seen) for p in parts)
 
     def _parts(self, cond: V.Value, kind: str) -> tuple[V.Value, V.Value] | None:
         """The two conditions `cond` joins, when it is the junction `kind` distributes over."""
@@ -99,9 +101,18 @@ class LinearLaneReduction:
             return None
         return pred, lhs, rhs, info.stride.const
 
-    def _reduce(self, kind: str, cond: V.Value, b: Builder) -> V.Value | None:
+    def _reduce(self, kind: str, cond: V.Value, b: Builder, memo: dict[int, V.Value | None],
+                depth: int) -> V.Value | None:
         if self.uniform.is_uniform(cond):
             return cond
+        if id(cond) in memo:
+            return memo[id(cond)]
+        result = self._reduce_new(kind, cond, b, memo, depth) if depth <= MAX_DEPTH else None
+        memo[id(cond)] = result
+        return result
+
+    def _reduce_new(self, kind: str, cond: V.Value, b: Builder, memo: dict[int, V.Value | None],
+                    depth: int) -> V.Value | None:
         compare = self._linear_compare(cond)
         if compare is not None:
             pred, value, bound, step = compare
@@ -114,8 +125,8 @@ class LinearLaneReduction:
         parts = self._parts(cond, kind)
         if parts is None:
             return None
-        first = self._reduce(kind, parts[0], b)
-        second = self._reduce(kind, parts[1], b) if first is not None else None
+        first = self._reduce(kind, parts[0], b, memo, depth + 1)
+        second = self._reduce(kind, parts[1], b, memo, depth + 1) if first is not None else None
         if first is None or second is None:
             return None
         # Keep the select form: the second part's poison must not leak when
