@@ -113,12 +113,13 @@ class _Session:
             self.stats["builds"] += 1
         return res
 
-    def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int) -> tuple | W.Failure:
+    def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int,
+            timeout: float | None = None) -> tuple | W.Failure:
         if key not in self.w.programs:
             b = self.build(key, variants)
             if isinstance(b, W.Failure) or b[0] != "ok":
                 return b
-        res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout)
+        res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout if timeout is None else timeout)
         if not isinstance(res, W.Failure) and res[0] == "ok":
             self.stats["run_s"] += res[2]
             self.stats["runs"] += 1
@@ -293,7 +294,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
                 emit(cfg, nd, *var_errors[vkey])
                 continue
             pk, pv = prog_for(vkey)
-            vres = sess.run(pk, pv, vkey, args, nd, seed)
+            vres = sess.run(pk, pv, vkey, args, nd, seed, vector_run_budget(timeout, sres[2]))
             if isinstance(vres, W.Failure):
                 emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
             elif vres[0] == "overrun":
@@ -314,6 +315,19 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
 
 # Verdicts after which the worker's memory is not trusted any more.
 DAMAGING = ("scalar-fault", "vector-fault")
+
+
+# A vectorized run may take this many times the scalar run's time before it
+# counts as a timeout: a kernel whose scalar run barely fits the limit (a
+# loop of 2^32 iterations in one work-item) must not flip to "timeout" on a
+# slower or busier machine, while a vectorized kernel that hangs still does.
+VECTOR_SLOWDOWN_ALLOWED = 4.0
+
+
+def vector_run_budget(timeout: float, scalar_seconds: float) -> float:
+    """Seconds a vectorized run gets: the timeout, or more when the scalar
+    run of the same NDRange took a good part of it."""
+    return max(timeout, VECTOR_SLOWDOWN_ALLOWED * scalar_seconds)
 
 
 def _vectorize(wk: W.Worker, msg: tuple, timeout: float, report: CheckReport) -> tuple | W.Failure:

@@ -277,3 +277,58 @@ def test_clang_memory_attributes_do_not_hide_results_when_optimising(opt: int) -
     # the oracle drops those attributes before optimising.
     r = oracle.check(CLANG_STYLE, opt=opt)
     assert r.results and {x.status for x in r.results} == {"match"}, r.results
+
+
+def test_a_vector_run_gets_four_times_a_slow_scalar_runs_time() -> None:
+    from oracle.check import vector_run_budget
+
+    assert vector_run_budget(10.0, 0.002) == 10.0  # the usual case: the limit
+    assert vector_run_budget(10.0, 9.0) == 36.0  # a scalar run near the limit
+
+
+def test_vector_runs_are_timed_against_the_scalar_run(monkeypatch) -> None:
+    # Every run reports 9 s; the vectorized ones must be given 36 s.
+    import importlib
+
+    from oracle.jit import REVERSED
+
+    C = importlib.import_module("oracle.check")  # the package's `check` function shadows the module
+
+    budgets: list[tuple[str, float | None]] = []
+    real_run = C._Session.run
+
+    def run(self, key, variants, vkey, layout, nd, seed, timeout=None):  # noqa: ANN001
+        res = real_run(self, key, variants, vkey, layout, nd, seed, timeout)
+        budgets.append((vkey, timeout))
+        return (res[0], res[1], 9.0, *res[3:]) if isinstance(res, tuple) and res[0] == "ok" else res
+
+    monkeypatch.setattr(C._Session, "run", run)
+    report = C.check(_saxpy_case(), timeout=10.0)
+    assert {r.status for r in report.results} == {"match"}
+    vector = [t for k, t in budgets if k not in ("", REVERSED)]
+    assert vector and all(t == 36.0 for t in vector), budgets
+    assert all(t is None for k, t in budgets if k in ("", REVERSED))
+
+
+def _saxpy_case() -> str:
+    return """; vecz-case: 1
+; kernel: k
+; args: buf:f32:32 buf:f32:32
+; ndrange: global=32 local=8
+; widths: 4
+; seed: 1
+
+declare i64 @_Z13get_global_idj(i32)
+
+define spir_kernel void @k(ptr addrspace(1) %y, ptr addrspace(1) %x) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %px = getelementptr inbounds float, ptr addrspace(1) %x, i64 %gid
+  %py = getelementptr inbounds float, ptr addrspace(1) %y, i64 %gid
+  %a = load float, ptr addrspace(1) %px, align 4
+  %b = load float, ptr addrspace(1) %py, align 4
+  %s = fadd float %a, %b
+  store float %s, ptr addrspace(1) %py, align 4
+  ret void
+}
+"""
