@@ -303,32 +303,9 @@ def test_vector_runs_are_timed_against_the_scalar_run(monkeypatch) -> None:
         return (res[0], res[1], 9.0, *res[3:]) if isinstance(res, tuple) and res[0] == "ok" else res
 
     monkeypatch.setattr(C._Session, "run", run)
-    report = C.check(_saxpy_case(), timeout=10.0)
+    report = C.check(_text("contiguous.ll"), vectorized="__vecz_v4_add", widths=[4], timeout=10.0)
     assert {r.status for r in report.results} == {"match"}
     vector = [t for k, t in budgets if k not in ("", REVERSED)]
     assert vector and all(t == 36.0 for t in vector), budgets
     assert all(t is None for k, t in budgets if k in ("", REVERSED))
 
-
-def _saxpy_case() -> str:
-    return """; vecz-case: 1
-; kernel: k
-; args: buf:f32:32 buf:f32:32
-; ndrange: global=32 local=8
-; widths: 4
-; seed: 1
-
-declare i64 @_Z13get_global_idj(i32)
-
-define spir_kernel void @k(ptr addrspace(1) %y, ptr addrspace(1) %x) {
-entry:
-  %gid = call i64 @_Z13get_global_idj(i32 0)
-  %px = getelementptr inbounds float, ptr addrspace(1) %x, i64 %gid
-  %py = getelementptr inbounds float, ptr addrspace(1) %y, i64 %gid
-  %a = load float, ptr addrspace(1) %px, align 4
-  %b = load float, ptr addrspace(1) %py, align 4
-  %s = fadd float %a, %b
-  store float %s, ptr addrspace(1) %py, align 4
-  ret void
-}
-"""
