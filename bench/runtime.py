@@ -25,6 +25,7 @@ import numpy as np
 
 from oracle import jit as ojit
 from oracle import runtime as ort
+from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
 SCALAR_DRIVER = "__oracle_run_scalar"
 VECTOR_DRIVER = "__oracle_run_v0"
@@ -102,9 +103,9 @@ def build(
     t0 = time.perf_counter()
     ojit.initialize()
     tm = ojit.target_machine(3)
-    ctx = llvm.create_context()
+    ctx = new_context()
     try:
-        mod = llvm.parse_assembly(ojit.native_text(text), context=ctx)
+        mod = parse_in(ctx, ojit.native_text(text))
         mod.verify()
     except RuntimeError as exc:
         raise BuildFailure("invalid IR: " + " ".join(str(exc).split())[:300]) from None
@@ -126,7 +127,7 @@ def build(
     missing = [n for n in undefined if not llvm.address_of_symbol(n)]
     if missing:
         raise BuildFailure("undefined function(s): " + ", ".join(missing))
-    rt = llvm.parse_assembly(rt_text, context=ctx)
+    rt = parse_in(ctx, rt_text)
     rt.triple = mod.triple
     rt.data_layout = mod.data_layout
     mod.link_in(rt)
@@ -143,7 +144,7 @@ def build(
     pto.slp_vectorization = loop_vectorize
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
-    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine = adopt_engine(ctx, llvm.create_mcjit_compiler(mod, tm))
     engine.finalize_object()
     addr = engine.get_function_address(VECTOR_DRIVER if vector else SCALAR_DRIVER)
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)

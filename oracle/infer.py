@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import llvmlite.binding as llvm
 
+from vectorizer.llvm_context import new_context, parse_in
+
 from .case import ArgSpec, Case, CaseError, parse_arg, parse_ndrange
 from .jit import initialize, strip_calling_conventions
 
@@ -154,9 +156,9 @@ def infer_case(case: Case, kernel: str | None = None,
     """A runnable case for `case.ir`: the header's or the given settings where
     present, inferred ones elsewhere. Raises `CaseError` for unparsable IR."""
     initialize()
-    ctx = llvm.create_context()
+    ctx = new_context()
     try:
-        mod = llvm.parse_assembly(strip_calling_conventions(case.ir), context=ctx)
+        mod = parse_in(ctx, strip_calling_conventions(case.ir))
         mod.verify()
     except RuntimeError as exc:
         msg = " ".join(str(exc).split())
@@ -166,7 +168,7 @@ def infer_case(case: Case, kernel: str | None = None,
     name = kernel or case.kernel
     if name is None:
         try:
-            name = pick_kernel(case.ir, llvm.parse_assembly(case.ir, context=llvm.create_context()), None)
+            name = pick_kernel(case.ir, parse_in(new_context(), case.ir), None)
         except RuntimeError:
             name = pick_kernel(case.ir, mod, None)
     else:

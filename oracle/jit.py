@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 
 from vectorizer.llvm_bridge import host_target_machine, initialize
+from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
 from . import runtime
 from .runtime import FnSig, Unsupported, parse_fn_type
@@ -93,7 +94,7 @@ def native_text(text: str) -> str:
 
 
 def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
-    mod = llvm.parse_assembly(native_text(text), context=ctx)
+    mod = parse_in(ctx, native_text(text))
     mod.verify()
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
@@ -138,7 +139,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     t0 = time.perf_counter()
     initialize()
     tm = target_machine(opt)
-    ctx = llvm.create_context()
+    ctx = new_context()
     try:
         main = _parse(text, ctx, tm)
     except RuntimeError as exc:
@@ -205,7 +206,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             m = re.search(r"addrspace\((\d+)\)", str(g.type))
             space = f" addrspace({m.group(1)})" if m else ""
             rt_text += f"\n@{_quote(g.name)} ={space} global {g.global_value_type} zeroinitializer, align 64\n"
-    rt = llvm.parse_assembly(rt_text, context=ctx)
+    rt = parse_in(ctx, rt_text)
     rt.triple = main.triple
     rt.data_layout = main.data_layout
     main.link_in(rt)
@@ -214,7 +215,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         pto = llvm.create_pipeline_tuning_options(speed_level=opt)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(main, pb)
-    engine = llvm.create_mcjit_compiler(main, tm)
+    engine = adopt_engine(ctx, llvm.create_mcjit_compiler(main, tm))
     engine.finalize_object()
     drivers = {
         "": engine.get_function_address("__oracle_run_scalar"),

@@ -16,7 +16,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import llvmlite.binding as llvm
+from vectorizer.llvm_context import new_context, parse_in
 
 from . import worker
 from .case import CaseError
@@ -32,7 +32,7 @@ def only_work_item_builtins(text: str) -> bool | None:
     query; None when LLVM cannot parse the file."""
     initialize()
     try:
-        mod = llvm.parse_assembly(strip_calling_conventions(text), context=llvm.create_context())
+        mod = parse_in(new_context(), strip_calling_conventions(text))
     except RuntimeError:
         return None
     for f in mod.functions:

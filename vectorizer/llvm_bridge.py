@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from .llvm_context import new_context, parse_bitcode_in, parse_in
+
 _initialized = False
 
 
@@ -68,15 +70,15 @@ def parse(src: str | bytes | llvm.ModuleRef, verify: bool = True) -> llvm.Module
     if isinstance(src, llvm.ModuleRef):
         # Re-read through text so the caller's module is never shared or mutated.
         src = str(src)
-    ctx = llvm.create_context()
+    ctx = new_context()
     try:
         if isinstance(src, (bytes, bytearray)):
             if bytes(src[:2]) == b"BC" or bytes(src[:4]) == b"\xde\xc0\x17\x0b":
-                mod = llvm.parse_bitcode(bytes(src), context=ctx)
+                mod = parse_bitcode_in(ctx, bytes(src))
             else:
-                mod = llvm.parse_assembly(bytes(src).decode("utf-8"), context=ctx)
+                mod = parse_in(ctx, bytes(src).decode("utf-8"))
         else:
-            mod = llvm.parse_assembly(src, context=ctx)
+            mod = parse_in(ctx, src)
     except RuntimeError as exc:
         raise _parse_error(str(exc)) from None
     if verify:
