@@ -56,3 +56,51 @@ def test_the_answer_is_exact_where_the_lanes_wrap(k: int) -> None:
     # stores of the wrapped lanes.
     report = oracle.check(_case(k))
     assert report.results and {x.status for x in report.results} == {"match"}, (k, report.results)
+
+
+# Two clamped loads on x + 1 in the arms of a uniform branch: two reductions
+# of the same linear value, neither dominating the other.
+TWO_ARMS = """declare i64 @_Z13get_global_idj(i32)
+declare i32 @llvm.smin.i32(i32, i32)
+
+define spir_kernel void @arms(ptr addrspace(1) %out, ptr addrspace(1) %in, i32 %n, i32 %sel) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %x = trunc i64 %gid to i32
+  %last = add nsw i32 %n, -1
+  %xp = add nsw i32 %x, 1
+  %c = icmp sgt i32 %sel, 5
+  br i1 %c, label %left, label %right
+
+left:
+  %il = call i32 @llvm.smin.i32(i32 %xp, i32 %last)
+  %il64 = sext i32 %il to i64
+  %pl = getelementptr inbounds float, ptr addrspace(1) %in, i64 %il64
+  %vl = load float, ptr addrspace(1) %pl, align 4
+  br label %join
+
+right:
+  %ir = call i32 @llvm.smin.i32(i32 %xp, i32 %last)
+  %ir64 = sext i32 %ir to i64
+  %pr = getelementptr inbounds float, ptr addrspace(1) %in, i64 %ir64
+  %vr0 = load float, ptr addrspace(1) %pr, align 4
+  %vr = fadd float %vr0, 1.0
+  br label %join
+
+join:
+  %v = phi float [ %vl, %left ], [ %vr, %right ]
+  %po = getelementptr inbounds float, ptr addrspace(1) %out, i64 %gid
+  store float %v, ptr addrspace(1) %po, align 4
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("sel", [9, 0])
+def test_reductions_in_sibling_blocks_each_build_their_own_ends(sel: int) -> None:
+    r = vectorize(TWO_ARMS, kernel="arms", width=8)
+    assert r.vectorized_name and r.stats["clamp_versioned_loads"] == 2
+    case = (f"; vecz-case: 1\n; kernel: arms\n; args: buf:f32:40:zero buf:f32:40 scalar:i32:40 scalar:i32:{sel}\n"
+            "; ndrange: global=40 local=40\n; widths: 4,8,16\n; seed: 3\n\n" + TWO_ARMS)
+    report = oracle.check(case)
+    assert report.results and {x.status for x in report.results} == {"match"}, report.results

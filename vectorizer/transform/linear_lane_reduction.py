@@ -52,6 +52,8 @@ class LinearLaneReduction:
     stride: StrideAnalysis
     width: int
     lane: Callable[[V.Value, int], V.Value]
+    # Per call of `reduce`: what it builds sits before that call's reduction
+    # and need not dominate another one's.
     _extremes: dict[tuple[int, bool], tuple[V.Value, V.Value]] = field(default_factory=dict)
 
     def reduce(self, kind: str, cond: V.Value, b: Builder) -> V.Value | None:
@@ -60,6 +62,7 @@ class LinearLaneReduction:
         shape or compares no linear value."""
         if not self._has_linear_compare(cond, kind, 0, set()):
             return None
+        self._extremes.clear()
         return self._reduce(kind, cond, b, {}, depth=0)
 
     def _has_linear_compare(self, cond: V.Value, kind: str, depth: int, seen: set[int]) -> bool:
