@@ -754,15 +754,18 @@ class FunctionEmitter:
         if a.narrow:
             base = b.trunc(base, ity)
         idx = base
+        # In bounds by construction, so signed arithmetic cannot wrap: `nsw`,
+        # as clang emits for OpenCL C's `int` index arithmetic.
+        nsw = ("nsw",)
         if a.stride != 1:
-            idx = b.mul(idx, V.const_int(ity, a.stride))
+            idx = b.mul(idx, V.const_int(ity, a.stride), flags=nsw)
         if a.offset:
-            idx = b.add(idx, V.const_int(ity, a.offset))
+            idx = b.add(idx, V.const_int(ity, a.offset), flags=nsw)
         if a.counter is not None:
             c = self.env[a.counter.id]
             if not a.narrow:
                 c = b.zext(c, ity)
-            idx = b.add(idx, c)
+            idx = b.add(idx, c, flags=nsw)
         if a.clamp_hi is not None:
             suffix = f"i{ity.bits}"
             lo = self.mod.intrinsic(f"llvm.smax.{suffix}", ity, [ity, ity])
