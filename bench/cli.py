@@ -4,6 +4,7 @@ vectorizer's own compile time.
     vecz-bench [--kernels a,b] [--widths 4,8,16] [--no-auto] [--size small|default]
                [--repeat N] [--json] [--plot FILE] [--peer CMD] [--peer-width W]
     vecz-bench compile-time [--sizes 10,100,...] [--repeat N] [--json] [--plot FILE] [--profile]
+    vecz-bench divergence [--kernels mandelbrot,collatz] [--widths 4,8,16] [--size S] [--json]
 
 The first form prints a markdown table on stdout (or one JSON object with
 `--json`); progress goes to stderr. Exit status: 0 done, 1 a configuration
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
             from .compile_time import main as ct_main
 
             code = ct_main(argv[1:])
+        elif argv and argv[0] == "divergence":
+            from .divergence import main as div_main
+
+            code = div_main(argv[1:])
         else:
             code = run(argv)
     except UsageError as exc:

@@ -34,6 +34,7 @@ class Kernel:
     description: str
     make: Callable[[str], Problem]
     uniform_compute: bool = False  # compute-bound float, uniform control flow
+    trip_count_output: bool = False  # buffer 0 gets each work-item's loop trip count
 
     @property
     def ir_path(self):
@@ -194,7 +195,7 @@ def _saxpy(size: str) -> Problem:
 KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in [
-        Kernel("mandelbrot", "Mandelbrot, 256 iterations (divergent loop)", _mandelbrot),
+        Kernel("mandelbrot", "Mandelbrot, 256 iterations (divergent loop)", _mandelbrot, trip_count_output=True),
         Kernel("julia", "Julia set with smooth shading (divergent loop)", _julia),
         Kernel("black_scholes", "Black-Scholes call/put (exp, log, sqrt)", _black_scholes, True),
         Kernel("binomial", "binomial options, 64 steps (private array)", _binomial, True),
@@ -204,7 +205,7 @@ KERNELS: dict[str, Kernel] = {
         Kernel("matmul", "naive matrix multiply (uniform loop)", _matmul),
         Kernel("spmv_csr", "sparse matrix-vector, CSR (gathers, divergent loop)", _spmv_csr),
         Kernel("histogram", "256-bin histogram (atomics)", _histogram),
-        Kernel("collatz", "Collatz lengths (divergent loop)", _collatz),
+        Kernel("collatz", "Collatz lengths (divergent loop)", _collatz, trip_count_output=True),
         Kernel("ray_sphere", "ray-sphere shading (divergent branches)", _ray_sphere),
         Kernel("saxpy", "SAXPY (memory bound)", _saxpy),
     ]

@@ -167,3 +167,26 @@ def test_a_ratio_below_one_within_the_spread_is_a_tie_not_a_pass():
     t = next(x for x in R.targets([_synthetic("saxpy", 1.0, 0.5, 0.01)]) if each in x["target"])
     assert t["holds"] and not t["why"]
     assert "not settled" in R.markdown([_synthetic("saxpy", 1.0, 1.0 / 0.95, 0.08)], Options(widths=(8,), auto=False))
+
+
+def test_divergence_cap_is_w_for_equal_trips_and_less_for_unequal():
+    import numpy as np
+
+    from bench.divergence import divergence_cap
+
+    assert divergence_cap(np.full((2, 16), 7), 8) == 8.0
+    # One slow lane per packet of 4: the packet runs 10 trips for 13 of work.
+    counts = np.array([[10, 1, 1, 1, 10, 1, 1, 1]])
+    assert divergence_cap(counts, 4) == pytest.approx(26 / 20)
+    assert divergence_cap(counts, 1) == 1.0
+
+
+def test_divergence_command_reports_caps_for_trip_count_kernels(capsys):
+    from bench.divergence import main as div_main
+
+    assert div_main(["--size", "small", "--widths", "4,8", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert [r["kernel"] for r in obj["kernels"]] == ["mandelbrot", "collatz"]
+    for r in obj["kernels"]:
+        assert r["mean_trips"] > 1
+        assert 1.0 <= r["cap"]["4"] <= 4.0 and r["cap"]["4"] <= r["cap"]["8"] <= 8.0
