@@ -45,30 +45,29 @@ class _CountedContext(ContextRef):
             ffi.lib.LLVMPY_ContextDispose(self._raw)
 
 
-class _CountedModule(ModuleRef):
+class _CountedUser:
+    """Mixin for a module or engine counted as a user of its context."""
+
     _vz_context: _CountedContext | None = None
 
     def detach(self) -> None:
-        # Every end of life passes here: close() (disposed, or owned by an
-        # engine), and link_in(), which consumes the linked module.
-        if not self._closed and self._vz_context is not None:
-            ctx, self._vz_context = self._vz_context, None
-            super().detach()
+        # Every end of life passes here: close() (disposed, or a module owned
+        # by an engine), and link_in(), which consumes the linked module.
+        ctx = self._vz_context
+        if not self._closed and ctx is not None:  # type: ignore[attr-defined]
+            self._vz_context = None
+            super().detach()  # type: ignore[misc]
             ctx._user_gone()
         else:
-            super().detach()
+            super().detach()  # type: ignore[misc]
 
 
-class _CountedEngine(ExecutionEngine):
-    _vz_context: _CountedContext | None = None
+class _CountedModule(_CountedUser, ModuleRef):
+    pass
 
-    def detach(self) -> None:
-        if not self._closed and self._vz_context is not None:
-            ctx, self._vz_context = self._vz_context, None
-            super().detach()
-            ctx._user_gone()
-        else:
-            super().detach()
+
+class _CountedEngine(_CountedUser, ExecutionEngine):
+    pass
 
 
 def new_context() -> ContextRef:
