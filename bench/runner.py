@@ -163,8 +163,7 @@ def _check(label: str, launch: runtime.Launch, program: runtime.Program, referen
     return m
 
 
-def _time_round_robin(pending: list[_Timed], launch: runtime.Launch, opts: Options, kernel: str,
-                      items: int) -> None:
+def _time_round_robin(pending: list[_Timed], launch: runtime.Launch, opts: Options, items: int) -> None:
     """`opts.repeat` rounds, each running every queued configuration once."""
     for _ in range(opts.repeat):
         for t in pending:
@@ -233,7 +232,7 @@ def run_kernel(name: str, opts: Options) -> KernelResult:
             res.measurements.append(_run_vector("peer", ptext, name, pfn, w, launch, reference, pending, None))
 
     _log(f"  {name}: timing {len(pending)} configuration(s), {opts.repeat} round(s)")
-    _time_round_robin(pending, launch, opts, name, items)
+    _time_round_robin(pending, launch, opts, items)
     base = {c: res.get(c) for c in (SCALAR, LOOPVEC)}
     for m in res.measurements:
         if m.status != "ok" or not m.seconds:

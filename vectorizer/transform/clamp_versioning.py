@@ -35,6 +35,7 @@ with a constant stride. It touches only the blocks of the loads it versions.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..analysis.data_layout import DataLayout
@@ -170,7 +171,7 @@ class ClampVersioning:
         conditions: list[V.Value] = []
         for _, relaxed in group:
             conditions.extend(c for c in relaxed.conditions if c not in conditions)
-        conditions = self._prune_implied(conditions)
+        conditions = prune_implied_conditions(conditions, {id(v) for v in self._created})
         ok = conditions[0]
         for c in conditions[1:]:
             ok = b.select(ok, c, V.ConstantInt(T.i1, 0))  # fresh: constants record their uses
@@ -205,9 +206,6 @@ class ClampVersioning:
                                                         name=inst.name or None)
             for use in outside:
                 use.user.set_operand(use.index, phi)
-
-    def _prune_implied(self, conditions: list[V.Value]) -> list[V.Value]:
-        return prune_implied_conditions(conditions, {id(v) for v in self._created})
 
     def _erase_unused(self) -> None:
         changed = True
@@ -245,7 +243,8 @@ def prune_implied_conditions(conditions: list[V.Value], created: set[int]) -> li
         first.setdefault(key, i)
         if key not in kept or _tighter(conditions[i], conditions[kept[key]], key):
             kept[key] = i
-    pruned = {k for k in kept if sum(1 for x in keys if x == k) > 1}
+    members = Counter(k for k in keys if k is not None)
+    pruned = {k for k in kept if members[k] > 1}
     changed = True
     while changed:
         changed = False
@@ -286,17 +285,11 @@ def _tighter(cond: V.Value, held: V.Value, key: _Key) -> bool:
     assert isinstance(cond, I.ICmpInst) and isinstance(held, I.ICmpInst)
     lower = key[0] == "sge"
     if key[2] == "const":
-        a, b = _signed(cond.rhs), _signed(held.rhs)
+        assert isinstance(cond.rhs, V.ConstantInt) and isinstance(held.rhs, V.ConstantInt)
+        a, b = cond.rhs.signed, held.rhs.signed
         return a > b if lower else a < b
     ca, cb = _offset_form(cond.lhs)[1], _offset_form(held.lhs)[1]
     return ca < cb if lower else ca > cb
-
-
-def _signed(c: V.Value) -> int:
-    assert isinstance(c, V.ConstantInt)
-    bits = c.bits
-    v = c.value % (1 << bits)
-    return v - (1 << bits) if v >= 1 << (bits - 1) else v
 
 
 def _offset_form(v: V.Value) -> tuple[V.Value, int] | None:
@@ -309,8 +302,7 @@ def _offset_form(v: V.Value) -> tuple[V.Value, int] | None:
         if v.opcode == "add" and isinstance(lhs, V.ConstantInt) and not isinstance(rhs, V.Constant):
             lhs, rhs = rhs, lhs
         if isinstance(rhs, V.ConstantInt) and not isinstance(lhs, V.Constant):
-            c = _signed(rhs)
-            return lhs, (c if v.opcode == "add" else -c)
+            return lhs, (rhs.signed if v.opcode == "add" else -rhs.signed)
         return None
     return v, 0
 

@@ -44,6 +44,17 @@ MAX_DEPTH = 16  # junctions followed; deeper trees are reduced as a packet
 
 
 @dataclass
+class _Site:
+    """One reduction: what it builds sits before that call and need not
+    dominate another site's, so nothing is shared between sites."""
+
+    kind: str  # "all" or "any"
+    b: Builder
+    memo: dict[int, V.Value | None] = field(default_factory=dict)
+    extremes: dict[tuple[int, bool], tuple[V.Value, V.Value]] = field(default_factory=dict)
+
+
+@dataclass
 class LinearLaneReduction:
     """Reduces lane conditions over a packet of `width` lanes (see the module
     docstring). `lane(value, l)` gives the scalar value of `value` in lane l."""
@@ -52,27 +63,14 @@ class LinearLaneReduction:
     stride: StrideAnalysis
     width: int
     lane: Callable[[V.Value, int], V.Value]
-    # Per call of `reduce`: what it builds sits before that call's reduction
-    # and need not dominate another one's.
-    _extremes: dict[tuple[int, bool], tuple[V.Value, V.Value]] = field(default_factory=dict)
 
     def reduce(self, kind: str, cond: V.Value, b: Builder) -> V.Value | None:
         """`i1` that is true when `cond` holds in every lane (`kind` "all") or
         in some lane ("any"), or None if the condition is not of the handled
-        shape or compares no linear value."""
-        if not self._has_linear_compare(cond, kind, 0, set()):
+        shape (a uniform condition is left to the caller)."""
+        if self.uniform.is_uniform(cond):
             return None
-        self._extremes.clear()
-        return self._reduce(kind, cond, b, {}, depth=0)
-
-    def _has_linear_compare(self, cond: V.Value, kind: str, depth: int, seen: set[int]) -> bool:
-        if depth > MAX_DEPTH or id(cond) in seen or self.uniform.is_uniform(cond):
-            return False
-        seen.add(id(cond))
-        if self._linear_compare(cond) is not None:
-            return True
-        parts = self._parts(cond, kind)
-        return parts is not None and any(self._has_linear_compare(p, kind, depth + 1, seen) for p in parts)
+        return self._reduce(_Site(kind, b), cond, depth=0)
 
     def _parts(self, cond: V.Value, kind: str) -> tuple[V.Value, V.Value] | None:
         """The two conditions `cond` joins, when it is the junction `kind` distributes over."""
@@ -82,7 +80,7 @@ class LinearLaneReduction:
         if isinstance(cond, I.SelectInst) and cond.type == T.IntType(1):
             # select c, x, false == c && x ; select c, true, x == c || x
             absorbing = cond.false_value if kind == "all" else cond.true_value
-            if isinstance(absorbing, V.ConstantInt) and bool(absorbing.value & 1) == (kind == "any"):
+            if isinstance(absorbing, V.ConstantInt) and (absorbing.unsigned == 1) == (kind == "any"):
                 other = cond.true_value if kind == "all" else cond.false_value
                 return cond.condition, other
         return None
@@ -104,46 +102,43 @@ class LinearLaneReduction:
             return None
         return pred, lhs, rhs, info.stride.const
 
-    def _reduce(self, kind: str, cond: V.Value, b: Builder, memo: dict[int, V.Value | None],
-                depth: int) -> V.Value | None:
+    def _reduce(self, site: _Site, cond: V.Value, depth: int) -> V.Value | None:
         if self.uniform.is_uniform(cond):
             return cond
-        if id(cond) in memo:
-            return memo[id(cond)]
-        result = self._reduce_new(kind, cond, b, memo, depth) if depth <= MAX_DEPTH else None
-        memo[id(cond)] = result
-        return result
+        if id(cond) not in site.memo:
+            site.memo[id(cond)] = self._reduce_new(site, cond, depth) if depth <= MAX_DEPTH else None
+        return site.memo[id(cond)]
 
-    def _reduce_new(self, kind: str, cond: V.Value, b: Builder, memo: dict[int, V.Value | None],
-                    depth: int) -> V.Value | None:
+    def _reduce_new(self, site: _Site, cond: V.Value, depth: int) -> V.Value | None:
         compare = self._linear_compare(cond)
         if compare is not None:
             pred, value, bound, step = compare
-            signed = pred.startswith("s")
-            low, high = self._lane_extremes(value, step, signed, b)
+            low, high = self._lane_extremes(site, value, step, pred.startswith("s"))
             # Every lane is below u iff the largest is; some lane is iff the smallest is.
             upper = pred in _UPPER
-            extreme = (high if upper else low) if kind == "all" else (low if upper else high)
-            return b.icmp(pred, extreme, bound)
-        parts = self._parts(cond, kind)
+            extreme = (high if upper else low) if site.kind == "all" else (low if upper else high)
+            return site.b.icmp(pred, extreme, bound)
+        parts = self._parts(cond, site.kind)
         if parts is None:
             return None
-        first = self._reduce(kind, parts[0], b, memo, depth + 1)
-        second = self._reduce(kind, parts[1], b, memo, depth + 1) if first is not None else None
+        first = self._reduce(site, parts[0], depth + 1)
+        second = self._reduce(site, parts[1], depth + 1) if first is not None else None
         if first is None or second is None:
             return None
         # Keep the select form: the second part's poison must not leak when
         # the first decides (as it did lane by lane).
-        one = V.const_int(T.IntType(1), 1 if kind == "any" else 0)
-        return b.select(first, one, second) if kind == "any" else b.select(first, second, one)
+        if site.kind == "any":
+            return site.b.select(first, V.const_int(T.IntType(1), 1), second)
+        return site.b.select(first, second, V.const_int(T.IntType(1), 0))
 
-    def _lane_extremes(self, value: V.Value, step: int, signed: bool, b: Builder) -> tuple[V.Value, V.Value]:
+    def _lane_extremes(self, site: _Site, value: V.Value, step: int, signed: bool) -> tuple[V.Value, V.Value]:
         """(smallest, largest) lane of `value`, signed or unsigned."""
         key = (id(value), signed)
-        if key in self._extremes:
-            return self._extremes[key]
+        if key in site.extremes:
+            return site.extremes[key]
         ty = value.type
         assert isinstance(ty, T.IntType)
+        b = site.b
         first, last = value, self.lane(value, self.width - 1)
         low, high = (first, last) if step > 0 else (last, first)
         # Without a wrap the lanes run from `low` up to `high`.
@@ -151,6 +146,5 @@ class LinearLaneReduction:
         bits = ty.bits
         t_min = V.const_int(ty, -(1 << (bits - 1)) if signed else 0)
         t_max = V.const_int(ty, (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1)
-        result = (b.select(straight, low, t_min), b.select(straight, high, t_max))
-        self._extremes[key] = result
-        return result
+        site.extremes[key] = (b.select(straight, low, t_min), b.select(straight, high, t_max))
+        return site.extremes[key]

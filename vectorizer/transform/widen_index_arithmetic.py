@@ -30,9 +30,7 @@ MAX_TERMS = 8
 def _terms(v: V.Value, out: list[V.Value], const: list[int], depth: int = 0) -> bool:
     """Split an `add nsw` tree into its non-constant terms and constant sum."""
     if isinstance(v, V.ConstantInt):
-        bits = v.bits
-        c = v.value % (1 << bits)
-        const[0] += c - (1 << bits) if c >= 1 << (bits - 1) else c
+        const[0] += v.signed
         return True
     if depth < 4 and isinstance(v, I.BinaryOperator) and v.opcode == "add" and "nsw" in v.flags:
         return _terms(v.lhs, out, const, depth + 1) and _terms(v.rhs, out, const, depth + 1)
