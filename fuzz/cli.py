@@ -21,30 +21,17 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
 from typing import Any
 
-from .knobs import PROFILES, Knobs
+from .knobs import PROFILES, parse_knob
 
 
-def parse_knob(text: str) -> tuple[str, Any]:
-    """`name=value` with the value converted to the knob's type."""
-    name, sep, raw = text.partition("=")
-    name = name.strip().replace("-", "_")
-    types = {f.name: f.type for f in fields(Knobs)}
-    if not sep or name not in types:
-        raise argparse.ArgumentTypeError(f"bad knob {text!r}; knobs: {', '.join(types)}")
-    default = getattr(Knobs(), name)
-    raw = raw.strip()
-    if isinstance(default, bool):
-        if raw.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-            raise argparse.ArgumentTypeError(f"knob {name} takes true/false, not {raw!r}")
-        return name, raw.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return name, int(raw)
-    if isinstance(default, tuple):
-        return name, tuple(x for x in raw.replace("+", ",").split(",") if x)
-    return name, raw
+def knob_arg(text: str) -> tuple[str, Any]:
+    """`--knob name=value` as an argparse type (fuzz.knobs.parse_knob)."""
+    try:
+        return parse_knob(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def knob_args(ns: argparse.Namespace) -> dict[str, Any]:
@@ -56,7 +43,7 @@ def knob_args(ns: argparse.Namespace) -> dict[str, Any]:
 
 def _add_knob_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES), help="starting set of knobs")
-    p.add_argument("--knob", action="append", type=parse_knob, metavar="NAME=VALUE",
+    p.add_argument("--knob", action="append", type=knob_arg, metavar="NAME=VALUE",
                    help="override one generator knob (repeatable)")
 
 
@@ -271,7 +258,8 @@ def _mutation_args(p: argparse.ArgumentParser) -> None:
 
 
 def _mutation_score(ns: argparse.Namespace) -> int:
-    from .mutation import OPERATORS, score
+    from .mutation import OPERATORS
+    from .mutation_score import score
 
     ops = [o.strip() for o in ns.operators.split(",")] if ns.operators else list(OPERATORS)
     res = score(ops, kernels=ns.kernels, seed=ns.seed, profile=ns.profile or "default",
