@@ -14,49 +14,65 @@ from __future__ import annotations
 import argparse
 import sys
 
+from oracle.cmdline import (
+    ArgumentParser,
+    check_case_limits,
+    long_seconds_arg,
+    read_text,
+    run_command,
+    seconds_arg,
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="reduce-failure", description=__doc__.split("\n")[0])
-    p.add_argument("case", help="a case file (.ll with a vecz-case header) or any LLVM IR")
+    """The argument parser of `reduce-failure`."""
+    p = ArgumentParser(prog="reduce-failure", description=__doc__.split("\n")[0])
+    p.add_argument("case", help="a case file (.ll with a vecz-case header) or any LLVM IR ('-': stdin)")
     p.add_argument("--corpus", default=None, help="directory to file the reduced case in (default: corpus/)")
     p.add_argument("-o", "--output", help="write the reduced case here instead of the corpus")
-    p.add_argument("--time", type=float, default=300.0, help="time budget in seconds (default 300)")
+    p.add_argument("--time", type=long_seconds_arg, default=300.0,
+                   help="time budget in seconds (default 300)")
     p.add_argument("--mutate", metavar="OP", help="reduce a failure of our output with this fault injected")
     p.add_argument("--peer", metavar="CMD", help="reduce a failure of this peer vectorizer (template)")
     p.add_argument("--peer-mux", action="store_true")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per kernel run")
+    p.add_argument("--timeout", type=seconds_arg, default=10.0, help="seconds per kernel run")
     p.add_argument("-v", "--verbose", action="store_true", help="log every accepted step on stderr")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of `reduce-failure` (exit statuses: see the module doc)."""
     ns = build_parser().parse_args(argv)
     from oracle import CaseError
+    from oracle.worker import WorkerConfigError, pool_size
 
-    from .campaign import CampaignError, Spec
+    from .campaign import CampaignError
+    from .reduce import ReduceError
+
+    def body() -> int:
+        pool_size()
+        try:
+            return _run(ns)
+        except ReduceError as exc:
+            print(f"reduce-failure: {exc}", file=sys.stderr)
+            return 1
+
+    return run_command("reduce-failure", body, expected=(CaseError, CampaignError, WorkerConfigError))
+
+
+def _run(ns: argparse.Namespace) -> int:
+    from oracle import parse_case
+
+    from .campaign import Spec
     from .corpus import write_case
-    from .reduce import ReduceError, reduce_case
+    from .reduce import reduce_case
 
-    try:
-        with open(ns.case) as f:
-            text = f.read()
-        if ns.mutate:
-            from .mutation import OPERATORS
-
-            if ns.mutate not in OPERATORS:
-                raise ValueError(f"unknown mutation operator {ns.mutate!r}; known: {', '.join(OPERATORS)}")
-        spec = Spec(peer=ns.peer, peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
-        log = (lambda s: print(s, file=sys.stderr)) if ns.verbose else (lambda s: None)
-        res = reduce_case(text, spec, seconds=ns.time, log=log)
-    except ReduceError as exc:
-        print(f"reduce-failure: {exc}", file=sys.stderr)
-        return 1
-    except (OSError, CaseError, CampaignError, ValueError) as exc:
-        print(f"reduce-failure: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("reduce-failure: interrupted", file=sys.stderr)
-        return 130
+    text = read_text(ns.case, "a case or LLVM IR text")
+    check_case_limits(parse_case(text), f"{ns.case}: ")
+    spec = Spec(peer=ns.peer, peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
+    spec.validate()
+    log = (lambda s: print(s, file=sys.stderr)) if ns.verbose else (lambda s: None)
+    res = reduce_case(text, spec, seconds=ns.time, log=log)
     if ns.output:
         with open(ns.output, "w") as f:
             f.write(res.text)
