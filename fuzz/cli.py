@@ -6,6 +6,7 @@
     vecz-fuzz [run] --seed 0 --count 500 | --time 600 [--jobs 2] [--profile uniform]
               [--journal J --resume] [--json] [--scheduler ADDR] [--peer CMD] [--source ours]
     vecz-fuzz mutation-score --kernels 500 [--profile uniform] [--json]
+    vecz-fuzz report JOURNAL [--json]                 # a journal's report, nothing run
 
 Subcommands are registered in `SUBCOMMANDS` (name -> (add_arguments, run)),
 so later commands (campaigns) plug in without touching the others.
@@ -29,9 +30,12 @@ from oracle.cmdline import (
     count_arg,
     int_list_arg,
     long_seconds_arg,
+    nonempty_arg,
+    parse_args,
     run_command,
     seconds_arg,
     seed_arg,
+    write_text,
 )
 from oracle.worker import MAX_WORKERS, WorkerConfigError, pool_size
 
@@ -96,7 +100,7 @@ def _add_knob_options(p: argparse.ArgumentParser) -> None:
 
 def _generate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed_arg, required=True)
-    p.add_argument("-o", "--output", help="write the case here (default: stdout)")
+    p.add_argument("-o", "--output", type=nonempty_arg, help="write the case here (default: stdout)")
     p.add_argument("--plan", action="store_true", help="print the plan as pseudo C instead")
     _add_knob_options(p)
 
@@ -114,8 +118,7 @@ def _generate(ns: argparse.Namespace) -> int:
     else:
         text = generate_kernel(ns.seed, **knob_args(ns)).text
     if ns.output:
-        with open(ns.output, "w") as f:
-            f.write(text)
+        write_text(ns.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -203,11 +206,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--time", type=long_seconds_arg, help="stop submitting seeds after this many seconds")
     p.add_argument("--jobs", type=jobs_arg, default=0, help="local oracle worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDR", help="run on a Dask distributed cluster (tcp://host:8786)")
-    p.add_argument("--journal", metavar="FILE", help="append-only JSONL journal (default with --resume: "
+    p.add_argument("--journal", metavar="FILE", type=nonempty_arg, help="append-only JSONL journal (default with --resume: "
                    "vecz-fuzz-journal.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue the campaign of --journal")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout at the end")
-    p.add_argument("--corpus", metavar="DIR", help="reduce each new failure signature into DIR")
+    p.add_argument("--corpus", metavar="DIR", type=nonempty_arg, help="reduce each new failure signature into DIR")
     p.add_argument("--reduce-time", type=long_seconds_arg, default=300.0,
                    help="seconds per reduction (with --corpus)")
     p.add_argument("--widths", type=widths_arg, help="comma list (default: the case's, 1,4,8,16)")
@@ -233,6 +236,11 @@ def _run(ns: argparse.Namespace) -> int:
     spec = Spec(profile=ns.profile or "default", knobs=dict(ns.knob or []), widths=ns.widths,
                 dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
                 peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
+    if ns.corpus:
+        try:  # now, not after the campaign, when its failures are to be filed
+            os.makedirs(ns.corpus, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use corpus directory {ns.corpus}: {exc.strerror or exc}") from None
     camp = Campaign(spec, seed=ns.seed, count=ns.count, seconds=ns.time, jobs=ns.jobs,
                     scheduler=ns.scheduler, journal=ns.journal, resume=ns.resume,
                     progress=not ns.no_progress)
@@ -278,6 +286,36 @@ def reduce_failures(report: Any, spec: Any, corpus: str, seconds: float,
         out.append({"signature": sig, "seed": f["seed"], "before": res.before, "after": res.after,
                     "path": str(path)})
     return out
+
+
+# ---------------------------------------------------------------------------
+# report
+
+
+def _report_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("journal", type=nonempty_arg, help="a campaign journal (JSONL)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from .campaign import CampaignReport
+    from .journal import Journal
+
+    if not os.path.isfile(ns.journal):
+        raise UsageError(f"{ns.journal}: no such journal file")
+    journal = Journal(ns.journal)
+    report = CampaignReport()
+    seen: set[int] = set()
+    for rec in journal.records():
+        if rec.get("type") == "seed" and rec["seed"] not in seen:
+            seen.add(rec["seed"])
+            report.add(rec)
+        elif rec.get("type") == "end" and isinstance(rec.get("seconds"), (int, float)):
+            report.seconds = max(report.seconds, float(rec["seconds"]))
+    for problem in journal.problems:
+        print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)
+    print(json.dumps(report.to_json()) if ns.json else report.table())
+    return 1 if report.failures else 0
 
 
 # ---------------------------------------------------------------------------
@@ -343,6 +381,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
             _run_args, _run),
     "mutation-score": ("inject each fault into our output; is it caught within N kernels?",
                        _mutation_args, _mutation_score),
+    "report": ("the report of a campaign journal, without running anything",
+               _report_args, _report),
 }
 
 
@@ -363,7 +403,9 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["run", *argv]
     if "--mutation-score" in argv:  # the spelling of the subcommand
         argv = ["mutation-score", *[a for a in argv if a not in ("--mutation-score", "run")]]
-    ns = build_parser().parse_args(argv)
+    ns = parse_args(build_parser(), argv)
+    if isinstance(ns, int):
+        return ns
     from .campaign import CampaignError
     from .journal import JournalError
 

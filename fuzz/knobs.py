@@ -151,9 +151,15 @@ def make_knobs(**kwargs: Any) -> Knobs:
     unknown = sorted(set(kwargs) - names)
     if unknown:
         raise TypeError(f"unknown generator knob(s): {', '.join(unknown)}")
+    every = Knobs()
     for k in ("types", "memory"):
         if k in kwargs and isinstance(kwargs[k], str):
             kwargs[k] = tuple(x for x in kwargs[k].replace("+", ",").split(",") if x)
         elif k in kwargs:
             kwargs[k] = tuple(kwargs[k])
+        # A misspelt name would silently generate without it.
+        unknown = [x for x in kwargs.get(k, ()) if x not in getattr(every, k)]
+        if unknown:
+            raise ValueError(f"knob {k}: unknown {', '.join(map(repr, unknown))}; known: "
+                             f"{'+'.join(getattr(every, k))}")
     return replace(base, **kwargs)

@@ -12,15 +12,20 @@ reduced case was written, 1 when the case does not fail, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from oracle.cmdline import (
     ArgumentParser,
     check_case_limits,
+    check_ir,
     long_seconds_arg,
+    nonempty_arg,
+    parse_args,
     read_text,
     run_command,
     seconds_arg,
+    write_text,
 )
 
 
@@ -28,8 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `reduce-failure`."""
     p = ArgumentParser(prog="reduce-failure", description=__doc__.split("\n")[0])
     p.add_argument("case", help="a case file (.ll with a vecz-case header) or any LLVM IR ('-': stdin)")
-    p.add_argument("--corpus", default=None, help="directory to file the reduced case in (default: corpus/)")
-    p.add_argument("-o", "--output", help="write the reduced case here instead of the corpus")
+    p.add_argument("--corpus", default=None, type=nonempty_arg, help="directory to file the reduced case in (default: corpus/)")
+    p.add_argument("-o", "--output", type=nonempty_arg, help="write the reduced case here instead of the corpus")
     p.add_argument("--time", type=long_seconds_arg, default=300.0,
                    help="time budget in seconds (default 300)")
     p.add_argument("--mutate", metavar="OP", help="reduce a failure of our output with this fault injected")
@@ -42,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `reduce-failure` (exit statuses: see the module doc)."""
-    ns = build_parser().parse_args(argv)
+    ns = parse_args(build_parser(), argv)
+    if isinstance(ns, int):
+        return ns
     from oracle import CaseError
     from oracle.worker import WorkerConfigError, pool_size
 
@@ -60,6 +67,25 @@ def main(argv: list[str] | None = None) -> int:
     return run_command("reduce-failure", body, expected=(CaseError, CampaignError, WorkerConfigError))
 
 
+def _check_writable(output: str | None, corpus: str | None) -> None:
+    """Fail before a long reduction, not after it, when its result cannot be written."""
+    from pathlib import Path
+
+    from oracle.cmdline import UsageError
+
+    if output is not None:
+        d = Path(output).parent
+        if Path(output).is_dir() or not d.is_dir() or not os.access(d, os.W_OK):
+            raise UsageError(f"cannot write {output}: not a writable file path")
+    elif corpus is not None:
+        try:
+            Path(corpus).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use corpus directory {corpus}: {exc.strerror or exc}") from None
+        if not os.access(corpus, os.W_OK):
+            raise UsageError(f"cannot use corpus directory {corpus}: not writable")
+
+
 def _run(ns: argparse.Namespace) -> int:
     from oracle import parse_case
 
@@ -68,14 +94,17 @@ def _run(ns: argparse.Namespace) -> int:
     from .reduce import reduce_case
 
     text = read_text(ns.case, "a case or LLVM IR text")
-    check_case_limits(parse_case(text), f"{ns.case}: ")
+    name = "<stdin>" if ns.case == "-" else ns.case
+    case = parse_case(text)
+    check_case_limits(case, f"{name}: ")
+    check_ir(text, case.ir, name)
     spec = Spec(peer=ns.peer, peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
     spec.validate()
+    _check_writable(ns.output, ns.corpus)
     log = (lambda s: print(s, file=sys.stderr)) if ns.verbose else (lambda s: None)
     res = reduce_case(text, spec, seconds=ns.time, log=log)
     if ns.output:
-        with open(ns.output, "w") as f:
-            f.write(res.text)
+        write_text(ns.output, res.text)
         path = ns.output
     else:
         path = str(write_case(res.text, res.target.failure["status"], ns.corpus))

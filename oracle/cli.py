@@ -16,8 +16,11 @@ from .cmdline import (
     ArgumentParser,
     UsageError,
     check_case_limits,
+    check_ir,
     check_ndrange_limits,
     int_list_arg,
+    nonempty_arg,
+    parse_args,
     read_text,
     run_command,
     seconds_arg,
@@ -49,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `vecz-oracle`."""
     p = ArgumentParser(prog="vecz-oracle", description=__doc__.split("\n")[0])
     p.add_argument("file", help="a case file or LLVM IR text ('-' for stdin)")
-    p.add_argument("-k", "--kernel", help="kernel to check (default: the case's, or inferred)")
+    p.add_argument("-k", "--kernel", type=nonempty_arg, help="kernel to check (default: the case's, or inferred)")
     p.add_argument("--widths", type=int_list_arg, help="vector widths, e.g. 1,4,8,16 (1..64)")
     p.add_argument("--dims", type=int_list_arg, help="vectorization dimensions, e.g. 0,1")
     p.add_argument("--choices", action="append",
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per run, a positive number (default 10)")
     p.add_argument("--opt", type=int, default=0, choices=[0, 1, 2, 3],
                    help="LLVM optimisation level of the JIT module (default 0: compile time dominates)")
-    p.add_argument("--vectorized", metavar="NAME",
+    p.add_argument("--vectorized", metavar="NAME", type=nonempty_arg,
                    help="check an already vectorized function in the file (needs --width)")
     p.add_argument("--width", type=int, help="width of --vectorized")
     p.add_argument("--dim", type=int, default=0, help="dimension of --vectorized (default 0)")
@@ -85,8 +88,17 @@ def _table(report: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `vecz-oracle`."""
-    ns = build_parser().parse_args(argv)
+    ns = parse_args(build_parser(), argv)
+    if isinstance(ns, int):
+        return ns
     return run_command("vecz-oracle", lambda: _run(ns), expected=(CaseError, WorkerConfigError))
+
+
+def _defines(module: object, function: str) -> bool:
+    try:
+        return not module.get_function(function).is_declaration  # type: ignore[attr-defined]
+    except NameError:
+        return False
 
 
 def _run(ns: argparse.Namespace) -> int:
@@ -94,7 +106,12 @@ def _run(ns: argparse.Namespace) -> int:
 
     pool_size()  # a bad VECZ_ORACLE_WORKERS is a usage error now, not in a worker thread
     text = read_text(ns.file)
-    check_case_limits(parse_case(text), f"{ns.file}: ")
+    name = "<stdin>" if ns.file == "-" else ns.file
+    case = parse_case(text)
+    check_case_limits(case, f"{name}: ")
+    module = check_ir(text, case.ir, name)
+    if ns.vectorized and not _defines(module, ns.vectorized):
+        raise UsageError(f"--vectorized {ns.vectorized}: {name} defines no function of that name")
     ndranges: list[NDRange] | None = None
     if ns.local_sizes:
         ndranges = local_size_ndranges(ns.local_sizes)

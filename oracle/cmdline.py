@@ -26,6 +26,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
@@ -47,6 +48,15 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)} (see '{self.prog} --help')\n")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:
+    """`parser.parse_args(argv)`, or the exit status where argparse would exit
+    (0 after --help, 2 after a usage error), so `main(argv)` returns it."""
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
 
 
 def one_line(text: str) -> str:
@@ -105,12 +115,21 @@ def seed_arg(text: str) -> int:
 
 
 def int_list_arg(text: str) -> list[int]:
-    """A comma-separated list of integers (`1,4,8`)."""
+    """A non-empty comma-separated list of integers (`1,4,8`)."""
     try:
-        return [int(v) for v in text.replace(" ", "").split(",") if v]
+        vals = [int(v) for v in text.replace(" ", "").split(",") if v]
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a comma-separated list of integers, got {text!r}") from None
+        vals = []
+    if not vals:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text!r}")
+    return vals
+
+
+def nonempty_arg(text: str) -> str:
+    """A name or path that must not be empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a name, got an empty string")
+    return text
 
 
 # ------------------------------------------------------------------ input
@@ -149,6 +168,33 @@ def read_text(path: str, what: str = "LLVM IR text") -> str:
     if nul >= 0:
         raise UsageError(f"{name}:{text.count(chr(10), 0, nul) + 1}: a NUL byte; expected {what}")
     return text
+
+
+def write_text(path: str, text: str) -> None:
+    """Write an output file; UsageError naming it when that fails (a full disk,
+    a missing directory), so the message says which file."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def check_ir(text: str, ir: str, name: str) -> Any:
+    """UsageError with LLVM's diagnostic (`name:line:column: ...`, counted in the
+    whole file `text`) unless LLVM parses and verifies `ir`, the IR part of `text`.
+
+    Checked before anything runs: malformed IR must never reach the vectorizer,
+    whose own reader failing would read as a vectorizer error. Returns the
+    parsed llvmlite module."""
+    from vectorizer.llvm_bridge import IRError, parse
+
+    try:
+        return parse(ir)
+    except IRError as exc:
+        offset = text.count("\n", 0, len(text) - len(ir)) if text.endswith(ir) else 0
+        where = f"{name}:{exc.line + offset}:{exc.column}" if exc.line is not None else name
+        raise UsageError(f"{where}: {exc.message}") from None
 
 
 # ------------------------------------------------------------------ resource limits
