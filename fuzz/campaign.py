@@ -345,7 +345,7 @@ class Progress:
                  enabled: bool = True) -> None:
         self.total, self.seconds = total, seconds
         self.stream = stream or sys.stderr
-        self.enabled = enabled
+        self.enabled = enabled and self.stream is not None  # no bar when started with 2>&-
         self.t0 = time.monotonic()
         self.tty = getattr(self.stream, "isatty", lambda: False)()
         self._last = 0.0
@@ -394,7 +394,7 @@ class Campaign:
         self.resume = resume
         self.progress = progress
         self.on_record = on_record  # called after each journaled record (tests inject interrupts here)
-        self.warn = warn or (lambda msg: print(f"vecz-fuzz: warning: {msg}", file=sys.stderr))
+        self.warn = warn or _warn
         self.report = CampaignReport()
 
     def _seeds(self, done: set[int]) -> Iterator[int]:
@@ -555,6 +555,11 @@ class Campaign:
                 top_up()
         finally:
             client.close()
+
+
+def _warn(message: str) -> None:
+    if sys.stderr is not None:  # print(file=None) would write to stdout, into a --json report
+        print(f"vecz-fuzz: warning: {message}", file=sys.stderr)
 
 
 def _guarded(fn: Callable[..., dict[str, Any]], seed: int, spec_json: dict[str, Any],

@@ -301,7 +301,7 @@ def _report(ns: argparse.Namespace) -> int:
     from .campaign import CampaignReport
     from .journal import Journal
 
-    if not os.path.isfile(ns.journal):
+    if not os.path.exists(ns.journal):
         raise UsageError(f"{ns.journal}: no such journal file")
     journal = Journal(ns.journal)
     report = CampaignReport()
@@ -313,7 +313,8 @@ def _report(ns: argparse.Namespace) -> int:
         elif rec.get("type") == "end" and isinstance(rec.get("seconds"), (int, float)):
             report.seconds = max(report.seconds, float(rec["seconds"]))
     for problem in journal.problems:
-        print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)
+        if sys.stderr is not None:
+            print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)
     print(json.dumps(report.to_json()) if ns.json else report.table())
     return 1 if report.failures else 0
 

@@ -81,6 +81,7 @@ class Journal:
         self.problems = []
         if not self.path.exists():
             return
+        self._check_regular()
         try:
             fh = self.path.open("rb")
         except OSError as exc:
@@ -159,14 +160,19 @@ class Journal:
             return  # a file system without locks: go on unlocked, as before
         self._locked = True
 
+    def _check_regular(self) -> None:
+        # A device or a pipe (/dev/zero) would be read forever.
+        if self.path.exists() and not self.path.is_file():
+            kind = "a directory" if self.path.is_dir() else "not a regular file"
+            raise JournalError(f"journal {self.path} is {kind}")
+
     def _open(self) -> None:
         if self._fh is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._check_regular()
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("a", encoding="utf-8")
-        except IsADirectoryError:
-            raise JournalError(f"journal {self.path} is a directory") from None
         except OSError as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc.strerror or exc}") from None
 

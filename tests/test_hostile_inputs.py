@@ -244,11 +244,13 @@ def test_vecz_fuzz_hostile_options(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ["--widths", "0"], ["--widths", "65"], ["--dims", "5"], ["--choices", "Bogus"],
         ["--peer", "{nope}"], ["--peer", "{"], ["--mutate", "nope"], ["--source", "nope"],
         ["--journal", str(tmp_path)], ["--journal", "/proc/no/such/journal"],
+        ["--journal", "/dev/zero", "--resume"],
         ["--reduce-time", "-1"], ["--knob", "types=i33"], ["--corpus", "/proc/no/corpus"]]]
     argvs += [["run", "--seed", "0"], ["--bogus"], [], ["mutation-score", "--kernels", "-1"],
               ["mutation-score", "--operators", "nope"], ["mutation-score", "--widths", "0"],
               ["mutation-score", "--jobs", "-1"], ["coverage", "--count", "-1"],
-              ["check-scalar", "--count", "-2"], ["check-scalar", "--jobs", "99999"]]
+              ["check-scalar", "--count", "-2"], ["check-scalar", "--jobs", "99999"],
+              ["report", "/dev/zero"], ["report", str(tmp_path)], ["report", "/nonexistent.jsonl"]]
     problems = _option_runs("vecz-fuzz", argvs)
     # Cheap valid corners: nothing to do is not an error.
     problems += _option_runs("vecz-fuzz", [["coverage", "--count", "0"], ["check-scalar", "--count", "0"],
