@@ -39,7 +39,7 @@ from oracle.cmdline import (
 )
 from oracle.worker import MAX_WORKERS, WorkerConfigError, pool_size
 
-from .knobs import PROFILES, parse_knob
+from .knobs import PROFILES, make_knobs, parse_knob
 
 
 def knob_arg(text: str) -> tuple[str, Any]:
@@ -61,7 +61,7 @@ def jobs_arg(text: str) -> int:
 def widths_arg(text: str) -> list[int]:
     """`--widths 4,8`: a non-empty list of widths 1..64."""
     ws = int_list_arg(text)
-    if not ws or any(not 1 <= w <= 64 for w in ws):
+    if any(not 1 <= w <= 64 for w in ws):
         raise argparse.ArgumentTypeError(f"expected widths from 1 to 64, got {text!r}")
     return ws
 
@@ -69,15 +69,13 @@ def widths_arg(text: str) -> list[int]:
 def dims_arg(text: str) -> list[int]:
     """`--dims 0,1`: a non-empty list of dimensions 0..2."""
     ds = int_list_arg(text)
-    if not ds or any(d not in (0, 1, 2) for d in ds):
+    if any(d not in (0, 1, 2) for d in ds):
         raise argparse.ArgumentTypeError(f"expected dimensions 0, 1 or 2, got {text!r}")
     return ds
 
 
 def knob_args(ns: argparse.Namespace) -> dict[str, Any]:
     """The generator keywords of `--profile` and `--knob` (checked: UsageError)."""
-    from .knobs import make_knobs
-
     out: dict[str, Any] = dict(ns.knob or [])
     if getattr(ns, "profile", None):
         out["profile"] = ns.profile
@@ -107,16 +105,15 @@ def _generate_args(p: argparse.ArgumentParser) -> None:
 
 def _generate(ns: argparse.Namespace) -> int:
     from .generator import KERNEL_NAME, generate_kernel, plan_kernel
-    from .knobs import make_knobs
     from .pretty import plan_c
 
-    knobs = make_knobs(**knob_args(ns))
+    kwargs = knob_args(ns)
     if ns.plan:
         from .choice_source import RandomSource
 
-        text = plan_c(plan_kernel(RandomSource(ns.seed), knobs, KERNEL_NAME))
+        text = plan_c(plan_kernel(RandomSource(ns.seed), make_knobs(**kwargs), KERNEL_NAME))
     else:
-        text = generate_kernel(ns.seed, **knob_args(ns)).text
+        text = generate_kernel(ns.seed, **kwargs).text
     if ns.output:
         write_text(ns.output, text)
     else:
@@ -206,11 +203,12 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--time", type=long_seconds_arg, help="stop submitting seeds after this many seconds")
     p.add_argument("--jobs", type=jobs_arg, default=0, help="local oracle worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDR", help="run on a Dask distributed cluster (tcp://host:8786)")
-    p.add_argument("--journal", metavar="FILE", type=nonempty_arg, help="append-only JSONL journal (default with --resume: "
-                   "vecz-fuzz-journal.jsonl)")
+    p.add_argument("--journal", metavar="FILE", type=nonempty_arg,
+                   help="append-only JSONL journal (default with --resume: vecz-fuzz-journal.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue the campaign of --journal")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout at the end")
-    p.add_argument("--corpus", metavar="DIR", type=nonempty_arg, help="reduce each new failure signature into DIR")
+    p.add_argument("--corpus", metavar="DIR", type=nonempty_arg,
+                   help="reduce each new failure signature into DIR")
     p.add_argument("--reduce-time", type=long_seconds_arg, default=300.0,
                    help="seconds per reduction (with --corpus)")
     p.add_argument("--widths", type=widths_arg, help="comma list (default: the case's, 1,4,8,16)")

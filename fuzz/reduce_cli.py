@@ -6,7 +6,8 @@ A generated case (its `origin` header names `fuzz.generate seed=N knobs=K`)
 first has its choice sequence shrunk, then any case has its IR reduced
 (fuzz.reduce). The result is written in the case format with its origin and
 the failure it reproduces; before/after sizes are printed. Exit 0 when a
-reduced case was written, 1 when the case does not fail, 2 on bad input.
+reduced case was written, 1 when the case does not fail, 2 on bad input or
+usage (one line on stderr), 130 interrupted (oracle.cmdline).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from oracle.cmdline import (
     ArgumentParser,
+    UsageError,
     check_case_limits,
     check_ir,
     long_seconds_arg,
@@ -33,8 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `reduce-failure`."""
     p = ArgumentParser(prog="reduce-failure", description=__doc__.split("\n")[0])
     p.add_argument("case", help="a case file (.ll with a vecz-case header) or any LLVM IR ('-': stdin)")
-    p.add_argument("--corpus", default=None, type=nonempty_arg, help="directory to file the reduced case in (default: corpus/)")
-    p.add_argument("-o", "--output", type=nonempty_arg, help="write the reduced case here instead of the corpus")
+    p.add_argument("--corpus", default=None, type=nonempty_arg,
+                   help="directory to file the reduced case in (default: corpus/)")
+    p.add_argument("-o", "--output", type=nonempty_arg,
+                   help="write the reduced case here instead of the corpus")
     p.add_argument("--time", type=long_seconds_arg, default=300.0,
                    help="time budget in seconds (default 300)")
     p.add_argument("--mutate", metavar="OP", help="reduce a failure of our output with this fault injected")
@@ -69,10 +74,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check_writable(output: str | None, corpus: str | None) -> None:
     """Fail before a long reduction, not after it, when its result cannot be written."""
-    from pathlib import Path
-
-    from oracle.cmdline import UsageError
-
     if output is not None:
         d = Path(output).parent
         if Path(output).is_dir() or not d.is_dir() or not os.access(d, os.W_OK):

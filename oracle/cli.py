@@ -2,7 +2,8 @@
 vectorized over a configuration matrix.
 
 Exit status: 1 if any configuration is a mismatch, vector-fault, timeout or
-vectorizer-error; 2 for bad input or usage; else 0.
+vectorizer-error; 2 for bad input or usage (one line on stderr); else 0
+(130, 141 and 3: see oracle.cmdline).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `vecz-oracle`."""
     p = ArgumentParser(prog="vecz-oracle", description=__doc__.split("\n")[0])
     p.add_argument("file", help="a case file or LLVM IR text ('-' for stdin)")
-    p.add_argument("-k", "--kernel", type=nonempty_arg, help="kernel to check (default: the case's, or inferred)")
+    p.add_argument("-k", "--kernel", type=nonempty_arg,
+                   help="kernel to check (default: the case's, or inferred)")
     p.add_argument("--widths", type=int_list_arg, help="vector widths, e.g. 1,4,8,16 (1..64)")
     p.add_argument("--dims", type=int_list_arg, help="vectorization dimensions, e.g. 0,1")
     p.add_argument("--choices", action="append",
