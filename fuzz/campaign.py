@@ -20,6 +20,8 @@ Ctrl-C loses nothing and `resume=True` skips the seeds already done.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sys
 import threading
@@ -30,7 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .journal import Journal
+from .journal import Journal, JournalError
 from .signature import signature
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
@@ -59,6 +61,44 @@ class Spec:
     def from_json(cls, d: dict[str, Any]) -> Spec:
         """A spec from its journal form."""
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+    def validate(self) -> None:
+        """CampaignError naming the first field no seed could run with (checked
+        once up front: inside a seed it would be recorded as a failure of every seed)."""
+        from .knobs import make_knobs
+
+        try:
+            make_knobs(profile=self.profile, **_knobs(self.knobs))
+        except (TypeError, ValueError) as exc:
+            raise CampaignError(str(exc)) from None
+        if self.widths is not None:
+            if not self.widths or any(not 1 <= w <= 64 for w in self.widths):
+                raise CampaignError(f"widths {self.widths}: each must be 1..64")
+        if self.dims is not None:
+            if not self.dims or any(d not in (0, 1, 2) for d in self.dims):
+                raise CampaignError(f"dims {self.dims}: each must be 0, 1 or 2")
+        for c in self.choices or ():
+            from vectorizer.choices import ChoiceError, parse_choices
+
+            try:
+                parse_choices(c)
+            except ChoiceError as exc:
+                raise CampaignError(f"choices {c!r}: {exc}") from None
+        if self.source not in ("ours", "csmith", "mix"):
+            raise CampaignError(f"unknown source {self.source!r} (ours, csmith or mix)")
+        if self.mutate is not None:
+            from .mutation import OPERATORS
+
+            if self.mutate not in OPERATORS:
+                raise CampaignError(f"unknown mutation operator {self.mutate!r}; known: "
+                                    f"{', '.join(OPERATORS)}")
+        if self.peer is not None:
+            try:
+                self.peer.format(kernel="k", width=4, dim=0, choices="", input="in", output="out")
+            except (KeyError, IndexError, ValueError) as exc:
+                raise CampaignError(f"bad --peer template {self.peer!r}: {type(exc).__name__} {exc}") from None
+        if not (isinstance(self.timeout, (int, float)) and math.isfinite(self.timeout) and self.timeout > 0):
+            raise CampaignError(f"timeout {self.timeout!r}: expected a positive number of seconds")
 
 
 # --------------------------------------------------------------------- one seed
@@ -305,7 +345,7 @@ class Progress:
                  enabled: bool = True) -> None:
         self.total, self.seconds = total, seconds
         self.stream = stream or sys.stderr
-        self.enabled = enabled
+        self.enabled = enabled and self.stream is not None  # no bar when started with 2>&-
         self.t0 = time.monotonic()
         self.tty = getattr(self.stream, "isatty", lambda: False)()
         self._last = 0.0
@@ -337,16 +377,16 @@ class Campaign:
     def __init__(self, spec: Spec, seed: int = 0, count: int | None = None,
                  seconds: float | None = None, jobs: int = 0, scheduler: str | None = None,
                  journal: str | os.PathLike[str] | None = None, resume: bool = False,
-                 progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         if count is None and seconds is None:
             raise CampaignError("a campaign needs --count or --time")
+        if count is not None and count < 0 or seconds is not None and not (
+                math.isfinite(seconds) and seconds > 0):
+            raise CampaignError("--count must be 0 or more and --time a positive number of seconds")
+        spec.validate()
         if spec.source in ("csmith", "mix"):
             csmith_generator()  # fail now with a clear message, not in every seed
-        if spec.mutate is not None:
-            from .mutation import OPERATORS
-
-            if spec.mutate not in OPERATORS:
-                raise CampaignError(f"unknown mutation operator {spec.mutate!r}")
         self.spec, self.seed, self.count, self.seconds = spec, seed, count, seconds
         self.jobs = jobs or os.cpu_count() or 1
         self.scheduler = scheduler
@@ -354,6 +394,7 @@ class Campaign:
         self.resume = resume
         self.progress = progress
         self.on_record = on_record  # called after each journaled record (tests inject interrupts here)
+        self.warn = warn or _warn
         self.report = CampaignReport()
 
     def _seeds(self, done: set[int]) -> Iterator[int]:
@@ -370,17 +411,10 @@ class Campaign:
         """Run to the end (or Ctrl-C: then the report says `interrupted`)."""
         done: set[int] = set()
         if self.journal is not None:
-            if self.resume:
-                for rec in self.journal.seed_records():
-                    if rec["seed"] not in done:
-                        done.add(rec["seed"])
-                        if self.count is None or self.seed <= rec["seed"] < self.seed + self.count:
-                            self.report.add(rec)
-            elif self.journal.path.exists() and self.journal.path.stat().st_size:
-                raise CampaignError(f"journal {self.journal.path} exists: pass --resume to continue it, "
-                                    "or choose another file")
-            self.journal.append({"type": "start", "spec": asdict(self.spec), "seed": self.seed,
-                                 "count": self.count, "seconds": self.seconds, "resume": self.resume})
+            try:
+                self._open_journal(done)
+            except JournalError as exc:
+                raise CampaignError(str(exc)) from None
         prior = self.report.seconds
         t0 = time.monotonic()
         bar = Progress(self.count, self.seconds, enabled=self.progress)
@@ -402,6 +436,40 @@ class Campaign:
                                          "seconds": self.report.seconds})
                 self.journal.close()
         return self.report
+
+    def _open_journal(self, done: set[int]) -> None:
+        """Lock the journal, read what a resumed campaign already did, record the start."""
+        assert self.journal is not None
+        self.journal.lock()
+        try:
+            if self.resume:
+                for rec in self.journal.seed_records():
+                    if rec["seed"] not in done:
+                        done.add(rec["seed"])
+                        if self.count is None or self.seed <= rec["seed"] < self.seed + self.count:
+                            self.report.add(rec)
+                for problem in self.journal.problems:
+                    self.warn(problem)
+                self._compare_spec(self.journal.last_spec())
+            elif not self.journal.is_empty():
+                raise CampaignError(f"journal {self.journal.path} exists: pass --resume to continue it, "
+                                    "or choose another file")
+            self.journal.append({"type": "start", "spec": asdict(self.spec), "seed": self.seed,
+                                 "count": self.count, "seconds": self.seconds, "resume": self.resume})
+        except BaseException:
+            self.journal.close()
+            raise
+
+    def _compare_spec(self, old: dict[str, Any] | None) -> None:
+        """Warn when a resumed campaign generates or checks differently from the journal's."""
+        if not old:
+            return
+        now = json.loads(json.dumps(asdict(self.spec)))  # tuples as the journal has them: lists
+        differ = [k for k in now if k != "timeout" and k in old and old[k] != now[k]]
+        if differ:
+            self.warn(f"the journal's campaign ran with {', '.join(f'{k}={old[k]!r}' for k in differ)}; "
+                      f"this run uses {', '.join(f'{k}={now[k]!r}' for k in differ)}: the seeds it "
+                      "adds are not comparable with the recorded ones")
 
     def _record(self, rec: dict[str, Any], bar: Progress) -> None:
         if self.journal is not None:
@@ -487,6 +555,11 @@ class Campaign:
                 top_up()
         finally:
             client.close()
+
+
+def _warn(message: str) -> None:
+    if sys.stderr is not None:  # print(file=None) would write to stdout, into a --json report
+        print(f"vecz-fuzz: warning: {message}", file=sys.stderr)
 
 
 def _guarded(fn: Callable[..., dict[str, Any]], seed: int, spec_json: dict[str, Any],
