@@ -20,7 +20,7 @@ from oracle.work_item_loops import (
     driver_text,
     split_at_barriers,
 )
-from vectorizer import llvm_bridge
+from vectorizer import llvm_bridge, vectorize
 from vectorizer.ir import parse_module, print_module
 from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
@@ -28,13 +28,23 @@ WG = KERNEL_DIR / "workgroup"
 
 
 def _program(text: str, kernel: str, width: int = 1, dim: int = 0):
-    """JIT `kernel` with its work-item loops driver; returns (run, engine)."""
+    """JIT `kernel` (vectorized by us at `width` > 1) with its work-item loops
+    driver; returns (run, engine, split result)."""
     llvm_bridge.initialize()
+    scalar = kernel
+    if width > 1:
+        r = vectorize(text, kernel=kernel, width=width, dim=dim)
+        assert r.vectorized_name, r.remarks
+        text, kernel = r.ir, r.vectorized_name
     mod = parse_module(llvm_bridge.canonicalize(text))
     fn = mod.get_function(kernel)
     wil = split_at_barriers(mod, fn)
     params = [str(a.type) for a in fn.args]
-    fn.erase_from_parent()
+    # The kernels that still call barriers are not run here.
+    for name in dict.fromkeys([kernel, scalar]):
+        f = mod.get_function(name)
+        f.delete_body()
+        f.metadata = []
     body = print_module(mod)
     body = re.sub(r"\b(spir_kernel|spir_func)\s+", "", body)
     em = rt._Emitter()
@@ -85,8 +95,12 @@ def _launch(run, args: list, local: tuple[int, int, int], groups: tuple[int, int
     run(ctypes.addressof(blob), cfg.ctypes.data)
 
 
-def test_reduce_matches_numpy_per_group() -> None:
-    run, engine, wil = _program((WG / "reduce.ll").read_text(), "reduce")
+WIDTHS = pytest.mark.parametrize("width", [1, 4, 8, 16], ids=lambda w: f"w{w}")
+
+
+@WIDTHS
+def test_reduce_matches_numpy_per_group(width: int) -> None:
+    run, engine, wil = _program((WG / "reduce.ll").read_text(), "reduce", width)
     assert wil.barriers == 2
     rng = np.random.default_rng(1)
     n, local, groups = 5000, 64, 8
@@ -100,8 +114,9 @@ def test_reduce_matches_numpy_per_group() -> None:
     np.testing.assert_array_equal(partial, expect)
 
 
-def test_matmul_tiled_barriers_in_a_loop_and_module_level_locals() -> None:
-    run, engine, wil = _program((WG / "matmul_tiled.ll").read_text(), "matmul_tiled")
+@WIDTHS
+def test_matmul_tiled_barriers_in_a_loop_and_module_level_locals(width: int) -> None:
+    run, engine, wil = _program((WG / "matmul_tiled.ll").read_text(), "matmul_tiled", width)
     n = 48
     rng = np.random.default_rng(2)
     a = rng.integers(-4, 4, (n, n)).astype(np.float32)
@@ -111,8 +126,9 @@ def test_matmul_tiled_barriers_in_a_loop_and_module_level_locals() -> None:
     np.testing.assert_array_equal(c, a @ b)
 
 
-def test_prefix_sum_keeps_private_arrays_across_barriers() -> None:
-    run, engine, wil = _program((WG / "prefix_sum.ll").read_text(), "prefix_sum")
+@WIDTHS
+def test_prefix_sum_keeps_private_arrays_across_barriers(width: int) -> None:
+    run, engine, wil = _program((WG / "prefix_sum.ll").read_text(), "prefix_sum", width)
     local, groups, per = 256, 3, 8
     rng = np.random.default_rng(3)
     data = rng.integers(-100, 100, local * groups * per).astype(np.int32)
@@ -122,8 +138,9 @@ def test_prefix_sum_keeps_private_arrays_across_barriers() -> None:
     np.testing.assert_array_equal(out, expect)
 
 
-def test_stencil_halo_in_two_dimensions() -> None:
-    run, engine, wil = _program((WG / "stencil_halo.ll").read_text(), "stencil_halo")
+@WIDTHS
+def test_stencil_halo_in_two_dimensions(width: int) -> None:
+    run, engine, wil = _program((WG / "stencil_halo.ll").read_text(), "stencil_halo", width)
     w, h = 64, 16
     rng = np.random.default_rng(4)
     grid = rng.integers(0, 16, (h, w)).astype(np.float32)
