@@ -46,7 +46,7 @@ class CampaignError(Exception):
 class Spec:
     """What every seed of a campaign is run with (JSON-able, stored in the journal)."""
 
-    profile: str = "default"
+    profile: str | None = "default"  # None: rotated per seed (with `rotate`)
     knobs: dict[str, Any] = field(default_factory=dict)
     widths: list[int] | None = None  # None: the case header's (1,4,8,16)
     dims: list[int] | None = None  # None: the case header's
@@ -56,6 +56,21 @@ class Spec:
     peer_mux: bool = False  # rename OpenCL work-item builtins to __mux_* for the peer
     mutate: str | None = None  # fuzz.mutation operator applied to our output
     timeout: float = 10.0
+    rotate: bool = False  # each seed runs its own point of fuzz.rotation's matrix
+
+    def resolved(self, seed: int) -> Spec:
+        """The spec `seed` runs with: the rotation's profile, choices and widths
+        filled in where rotating (the axes a user pinned stay), else itself."""
+        if not self.rotate:
+            return self
+        from dataclasses import replace
+
+        from .rotation import seed_config
+
+        cfg = seed_config(seed, self.profile, self.choices, self.widths)
+        return replace(self, profile=cfg.profile, rotate=False,
+                       choices=[cfg.choices] if cfg.choices is not None else self.choices,
+                       widths=list(cfg.widths) if cfg.widths is not None else self.widths)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Spec:
@@ -67,8 +82,10 @@ class Spec:
         once up front: inside a seed it would be recorded as a failure of every seed)."""
         from .knobs import make_knobs
 
+        if self.profile is None and not self.rotate:
+            raise CampaignError("a campaign without rotation needs a profile")
         try:
-            make_knobs(profile=self.profile, **_knobs(self.knobs))
+            make_knobs(profile=self.profile or "default", **_knobs(self.knobs))
         except (TypeError, ValueError) as exc:
             raise CampaignError(str(exc)) from None
         if self.widths is not None:
@@ -106,6 +123,7 @@ class Spec:
 
 def make_case(seed: int, spec: Spec) -> str:
     """The case text for `seed` under `spec`'s source and knobs."""
+    spec = spec.resolved(seed)
     source = spec.source
     if source == "mix":
         source = "csmith" if seed % 2 else "ours"
@@ -254,7 +272,7 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
 
     Never raises for a bad kernel: a generator crash is recorded as a
     `generator-error` failure so a campaign goes on (and reports it)."""
-    spec = Spec.from_json(spec_json)
+    spec = Spec.from_json(spec_json).resolved(seed)
     t0 = time.perf_counter()
     try:
         text = make_case(seed, spec)
@@ -278,7 +296,19 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
     counts, failures = summarize_results(results)
     return {"type": "seed", "seed": seed, "n": len(results), "summary": counts,
             "failures": failures, "case": text if failures else None,
-            "elapsed": time.perf_counter() - t0}
+            "elapsed": time.perf_counter() - t0,
+            "config": {"profile": spec.profile, "choices": spec.choices, "widths": spec.widths},
+            "axes": _axes(results)}
+
+
+def _axes(results: list[Any]) -> dict[str, dict[str, int]]:
+    """Configurations run per choices string, width and dimension."""
+    out: dict[str, Counter[str]] = {"choices": Counter(), "width": Counter(), "dim": Counter()}
+    for r in results:
+        out["choices"][r.choices or "-"] += 1
+        out["width"][str(r.width)] += 1
+        out["dim"][str(r.dim)] += 1
+    return {k: dict(v) for k, v in out.items()}
 
 
 # --------------------------------------------------------------------- many seeds
@@ -294,9 +324,17 @@ class CampaignReport:
     summary: Counter[str] = field(default_factory=Counter)
     failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # signature -> first + count
     interrupted: bool = False
+    coverage: dict[str, Counter[str]] = field(default_factory=lambda: {
+        "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter()})
 
     def add(self, rec: dict[str, Any]) -> None:
         """Fold one seed record in."""
+        cfg = rec.get("config")
+        if cfg:
+            self.coverage["profile"][str(cfg.get("profile"))] += rec.get("n", 0)
+        for axis, counts in (rec.get("axes") or {}).items():
+            if axis in self.coverage:
+                self.coverage[axis].update(counts)
         self.seeds += 1
         self.configurations += rec.get("n", 0)
         self.summary.update(rec.get("summary", {}))
@@ -319,7 +357,24 @@ class CampaignReport:
         return {"seeds": self.seeds, "configurations": self.configurations,
                 "seconds": round(self.seconds, 3), "throughput": round(self.throughput, 3),
                 "summary": dict(self.summary), "failures": list(self.failures.values()),
-                "interrupted": self.interrupted}
+                "interrupted": self.interrupted,
+                "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()}}
+
+    def coverage_lines(self) -> list[str]:
+        """The configuration matrix the campaign covered, one line per axis,
+        and the points of the rotation it missed."""
+        from .rotation import missing
+
+        cov = {k: dict(v) for k, v in self.coverage.items()}
+        if not any(cov.values()):
+            return []
+        lines = ["", "configurations covered:"]
+        for axis, counts in cov.items():
+            items = ", ".join(f"{k or '-'}: {n}" for k, n in sorted(counts.items()))
+            lines.append(f"  {axis:<8} {items}")
+        gaps = missing(cov)
+        lines.append("  not covered: " + (", ".join(gaps) if gaps else "nothing of the rotation"))
+        return lines
 
     def table(self) -> str:
         """A readable summary."""
@@ -335,6 +390,7 @@ class CampaignReport:
                 lines.append(f"{f['count']:>5}  {f['seed']:>10}  {sig}")
         else:
             lines += ["", "no failures"]
+        lines += self.coverage_lines()
         return "\n".join(lines)
 
 

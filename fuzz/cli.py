@@ -221,6 +221,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--peer-mux", action="store_true", help="rename work-item builtins to __mux_* for the peer")
     p.add_argument("--mutate", metavar="OP", help="inject a fuzz.mutation fault into our output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-rotate", action="store_true",
+                   help="run every seed with the case's own configuration and --profile (default: "
+                        "rotate profiles, choices and an extra width across seeds; see fuzz.rotation)")
     _add_knob_options(p)
 
 
@@ -231,9 +234,10 @@ def _run(ns: argparse.Namespace) -> int:
         raise UsageError("give --count N or --time SECONDS")
     if ns.resume and not ns.journal:
         ns.journal = "vecz-fuzz-journal.jsonl"
-    spec = Spec(profile=ns.profile or "default", knobs=dict(ns.knob or []), widths=ns.widths,
-                dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
-                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
+    rotate = not ns.no_rotate and ns.source == "ours" and ns.peer is None and ns.mutate is None
+    spec = Spec(profile=ns.profile if rotate else (ns.profile or "default"), knobs=dict(ns.knob or []),
+                widths=ns.widths, dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
+                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout, rotate=rotate)
     if ns.corpus:
         try:  # now, not after the campaign, when its failures are to be filed
             os.makedirs(ns.corpus, exist_ok=True)
@@ -275,8 +279,9 @@ def reduce_failures(report: Any, spec: Any, corpus: str, seconds: float,
         if f["status"] not in ("mismatch", "vector-fault", "timeout", "vectorizer-error"):
             continue
         try:
-            text = make_case(f["seed"], spec)
-            res = reduce_case(text, spec, seconds=seconds)
+            seed_spec = spec.resolved(f["seed"])
+            text = make_case(f["seed"], seed_spec)
+            res = reduce_case(text, seed_spec, seconds=seconds)
         except ReduceError as exc:
             out.append({"signature": sig, "seed": f["seed"], "error": str(exc)})
             continue
