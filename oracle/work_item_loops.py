@@ -205,7 +205,6 @@ class _Splitter:
             raise WorkItemLoopsError(f"'{name}' already exists in the module")
         tmp, _ = clone_function(k, name + ".tmp")
         fn = self.module.add_function(name, fty)
-        fn.linkage = "internal"
         fn.attributes = ""
         for a, na in zip(tmp.args, fn.args, strict=False):
             na.name = a.name
