@@ -27,6 +27,7 @@ import argparse
 import json
 import re
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -179,7 +180,10 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     width = a.dtype.itemsize * 8
     ui = np.dtype(f"<u{a.dtype.itemsize}")
     oa, ob = _ordered(a.view(ui), width), _ordered(b.view(ui), width)
-    dist = np.abs(oa.astype(np.float64) - ob.astype(np.float64))
+    # |oa - ob| in wrapping unsigned arithmetic: exact below 2^63 (float64
+    # would lose the last ULPs of doubles).
+    d = oa.view(np.uint64) - ob.view(np.uint64)
+    dist = np.minimum(d, -d).astype(np.float64)
     na, nb = np.isnan(a), np.isnan(b)
     dist[na & nb] = 0.0
     dist[na ^ nb] = np.inf
@@ -334,9 +338,30 @@ def contents_for(case: Case) -> list[bytes | None]:
     return out
 
 
-def run_ours(case: Case, nd: NDRange, timeout: float) -> tuple[Verdict, list[bytes | None]]:
+# Our reference runs one kernel at a time (Oclgrind's runs go on in
+# parallel): llvmlite's parsing in this process is not thread-safe, and a
+# fresh worker (below) must not be taken from under another kernel's run.
+_OURS = threading.Lock()
+
+
+def run_ours(case: Case, nd: NDRange, timeout: float, fresh: bool = False) -> tuple[Verdict, list[bytes | None]]:
     """Our scalar reference: its verdict (with the reversed-order race check)
-    and, when clean, the final buffers."""
+    and, when clean, the final buffers. `fresh`: in new worker processes.
+
+    The oracle's workers run kernel after kernel; a kernel that writes out
+    of bounds without reaching a guard page can damage a worker's memory
+    and make a later kernel fault or compute garbage there (seen on
+    Rodinia: cfd's kernels SIGSEGV after an earlier kernel). `crosscheck_kernel`
+    therefore re-runs a disagreement in fresh workers before reporting it."""
+    import oracle
+
+    with _OURS:
+        if fresh:
+            oracle.close()
+        return _run_ours(case, nd, timeout)
+
+
+def _run_ours(case: Case, nd: NDRange, timeout: float) -> tuple[Verdict, list[bytes | None]]:
     import oracle
 
     rep = oracle.check_scalar(case, ndranges=[nd], timeout=timeout)
@@ -404,7 +429,8 @@ def crosscheck_kernel(k: CrossKernel, timeout: float = 10.0, oclgrind_timeout: f
         res.detail = str(exc)[:300]
         return res
     try:
-        case = infer_case(parse_case(prep.ir), k.kernel)
+        with _OURS:
+            case = infer_case(parse_case(prep.ir), k.kernel)
     except CaseError as exc:
         res.reason = "ours: no launch inferred"
         res.detail = str(exc)[:300]
@@ -421,6 +447,22 @@ def crosscheck_kernel(k: CrossKernel, timeout: float = 10.0, oclgrind_timeout: f
         theirs = run_kernel(prep.source, k.kernel, nd, args, contents, prep.build_options,
                             timeout=oclgrind_timeout, source_name=prep.source_name)
         rr = compare_run(nd, ours, bufs, theirs, args, tol, tol_from)
+        if rr.category == "disagree":
+            # Confirm in fresh workers: the first run may have been in a
+            # worker an earlier kernel damaged (see `run_ours`).
+            ours2, bufs2 = run_ours(case, nd, timeout, fresh=True)
+            rr2 = compare_run(nd, ours2, bufs2, theirs, args, tol, tol_from)
+            if (rr2.category, rr2.reason) != (rr.category, rr.reason):
+                rr2.notes.append(f"our first run, in a worker earlier kernels had used, gave: "
+                                 f"{ours.kind} ({rr.reason})")
+            rr = rr2
+        if "out-of-bounds" in theirs.kinds() and rr.ours.kind not in ("out-of-bounds", "fault"):
+            # It went out of bounds in our worker too, unseen: do not let it
+            # damage the next kernel.
+            with _OURS:
+                import oracle
+
+                oracle.close()
         res.runs.append(rr)
         if rr.category != "agree":
             break

@@ -200,8 +200,11 @@ def realworld_kernels(root: Path = REALWORLD, suites: tuple[str, ...] = REALWORL
             ir = (root / e["ir_O1"]).read_text()
             body = src.read_text(errors="replace")
             text = builtin_shims(body) + _host_defines(prelude_path.read_text()) + f'#line 1 "{src.name}"\n' + body
-            opts = [f for f in e.get("clang_flags", []) if f.startswith(("-D", "-U", "-I", "-cl-"))]
-            return Prepared(ir, text, src.name, [*opts, f"-I{src.parent}"])
+            opts = [f for f in e.get("clang_flags") or [] if f.startswith(("-D", "-U", "-cl-"))]
+            # Oclgrind compiles the text, not the file: its directory, and the
+            # one above (Rodinia's `kernel/*.cl` include "./main.h" from the
+            # benchmark's directory, where its host program builds them).
+            return Prepared(ir, text, src.name, [*opts, f"-I{src.parent}", f"-I{src.parent.parent}"])
 
         rel = e["source"].removeprefix("src/")
         yield CrossKernel(suite, f"{rel}:{e['kernel']}", e["kernel"], prepare, frozenset(feats))
