@@ -133,7 +133,7 @@ def our_verdict(status: str, detail: str) -> Verdict:
 
 
 _CANNOT_RUN = re.compile(r"FATAL ERROR|Undefined external function|Failed to create kernel|"
-                         r"Unsupported|Unhandled|not implemented", re.I)
+                         r"Unsupported|Unhandled|not implemented|Oclgrind crashed", re.I)
 
 
 def oclgrind_verdict(run: OclgrindRun) -> Verdict:

@@ -284,17 +284,23 @@ def run_kernel(source: str, kernel: str, nd: NDRange, args: Sequence[ArgSpec],
         msgs = [ln for ln in err.splitlines() if "error:" in ln]
         return OclgrindRun("build-error", detail="; ".join(msgs[:3]) or _tail(err), seconds=dt)
     fatal = re.search(r"OCLGRIND FATAL ERROR \(([^)]*)\)\n([^\n]*)", err)
+    crashed = proc.returncode < 0
+    if uninitialized and (crashed or fatal and "Uninitialized" in fatal.group(1)):
+        # The uninitialized-value checker lacks something the kernel uses
+        # (it aborts the work-group, silently dropping its stores) or
+        # crashes on it (SIGSEGV on a float4 dot product): run again
+        # without it.
+        why = fatal.group(2).strip() if fatal else f"oclgrind crashed ({_signal(proc.returncode)}) with it"
+        again = run_kernel(source, kernel, nd, args, contents, build_options, timeout, data_races,
+                           False, source_name)
+        again.notes.append(f"no uninitialized-value check: {why}")
+        return again
     if fatal:
-        if uninitialized and "Uninitialized" in fatal.group(1):
-            # The uninitialized-value checker lacks something the kernel
-            # uses (it aborts the work-group, silently dropping its stores):
-            # run again without it.
-            again = run_kernel(source, kernel, nd, args, contents, build_options, timeout, data_races,
-                               False, source_name)
-            again.notes.append(f"no uninitialized-value check: {fatal.group(2).strip()}")
-            return again
         # A fatal error stops the work-group; the dumped buffers are not the kernel's result.
         return OclgrindRun("error", detail=f"{fatal.group(2).strip()} ({fatal.group(1)})", seconds=dt)
+    if crashed:
+        return OclgrindRun("error", detail=f"Oclgrind crashed ({_signal(proc.returncode)}): {_tail(err)}",
+                           seconds=dt)
     if proc.returncode != 0 or not _DUMP_HEAD.search(out) and buffer_args:
         return OclgrindRun("error", diagnostics=parse_diagnostics(err, buffer_args),
                            detail=f"exit {proc.returncode}: {_tail(err)}", seconds=dt)
@@ -306,6 +312,15 @@ def run_kernel(source: str, kernel: str, nd: NDRange, args: Sequence[ArgSpec],
     for i, data in zip(buffer_args, dumps, strict=True):
         buffers[i] = data
     return OclgrindRun("ok", buffers, parse_diagnostics(err, buffer_args), seconds=dt)
+
+
+def _signal(returncode: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
 
 
 def _tail(text: str, lines: int = 3) -> str:
