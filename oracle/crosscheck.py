@@ -286,7 +286,12 @@ def pick_ndranges(case: Case, limit: int = 2) -> list[NDRange]:
     """The NDRanges both references run: the case's, with the offset dropped
     and `work_dim` 3 (Oclgrind's simulation files have neither an offset nor
     fewer dimensions); the first one, and the first one that spans
-    dimensions 1 or 2 when the kernel queries them."""
+    dimensions 1 or 2 when the kernel queries them. A kernel without a
+    global buffer runs one group of 4 work-items."""
+    if not any(a.kind == "buf" for a in case.args or ()):
+        # No global buffer: only the verdicts can be compared, and tests
+        # of builtins (PoCL's) repeat their whole test in every work-item.
+        return [NDRange((4, 1, 1), (4, 1, 1), (0, 0, 0), 3)]
     uses_yz = bool(_queried_dims(case.ir) - {0})
     out: list[NDRange] = []
     for nd in case.ndranges:
@@ -348,11 +353,12 @@ def run_ours(case: Case, nd: NDRange, timeout: float, fresh: bool = False) -> tu
     """Our scalar reference: its verdict (with the reversed-order race check)
     and, when clean, the final buffers. `fresh`: in new worker processes.
 
-    The oracle's workers run kernel after kernel; a kernel that writes out
-    of bounds without reaching a guard page can damage a worker's memory
-    and make a later kernel fault or compute garbage there (seen on
-    Rodinia: cfd's kernels SIGSEGV after an earlier kernel). `crosscheck_kernel`
-    therefore re-runs a disagreement in fresh workers before reporting it."""
+    The oracle's workers run kernel after kernel and keep programs and
+    buffers between them; a kernel that writes out of bounds without
+    reaching a guard page can damage a worker's memory, and a stale cache
+    entry would run the wrong code (it did: see docs/crosscheck.md, "Defects
+    found"). `crosscheck_kernel` therefore re-runs a disagreement in fresh
+    workers before reporting it, and notes when the first run differed."""
     import oracle
 
     with _OURS:
@@ -510,6 +516,38 @@ def _seeds(text: str) -> range:
     return range(int(m.group(1)), int(m.group(2)) + 1)
 
 
+def load_results(paths: Sequence[str]) -> list[KernelResult]:
+    """Results saved by `--json`, in order; a later line for the same suite
+    and kernel replaces an earlier one."""
+    by_key: dict[tuple[str, str], KernelResult] = {}
+    for path in paths:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    d = json.loads(line)
+                    runs = [RunResult(**{**r, "ours": Verdict(**r["ours"]), "oclgrind": Verdict(**r["oclgrind"])})
+                            for r in d.pop("runs")]
+                    r = KernelResult(**d, runs=runs)
+                except (ValueError, TypeError, KeyError) as exc:
+                    raise ValueError(f"{path}:{n}: not a cross-check result ({exc})") from None
+                by_key[(r.suite, r.name)] = r
+    return list(by_key.values())
+
+
+def _print_saved(paths: Sequence[str]) -> int:
+    try:
+        results = load_results(paths)
+    except (OSError, ValueError) as exc:
+        print(f"oracle.crosscheck: {exc}", file=sys.stderr)
+        return 2
+    order = {s: i for i, s in enumerate(SUITES)}
+    results.sort(key=lambda r: order.get(r.suite, len(order)))
+    print(table(results))
+    return 1 if any(r.category == "disagree" for r in results) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     p = argparse.ArgumentParser(prog="python -m oracle.crosscheck",
@@ -525,10 +563,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--oclgrind-timeout", type=float, default=120.0, help="seconds per Oclgrind run")
     p.add_argument("--json", default=None, metavar="FILE", help="write every result as JSON lines")
     p.add_argument("-v", "--verbose", action="store_true", help="print each kernel as it finishes")
+    p.add_argument("--table", nargs="+", default=None, metavar="JSONL",
+                   help="only print the table of results saved by --json (a later file's result "
+                        "for a kernel replaces an earlier one's)")
     try:
         a = p.parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
+    if a.table:
+        return _print_saved(a.table)
     suites = tuple(s.strip() for v in (a.suite or [",".join(SUITES)]) for s in v.split(",") if s.strip())
     bad = [s for s in suites if s not in SUITES]
     if bad or a.jobs < 1 or a.ndranges < 1 or not a.timeout > 0 or not a.oclgrind_timeout > 0:

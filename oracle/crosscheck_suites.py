@@ -121,6 +121,7 @@ def with_prelude(prelude: str | None, source: str, name: str) -> str:
     """Oclgrind's source: shims for clang builtins, the adapted prelude, then
     the kernel at its own line numbers."""
     pre = adapt_prelude(prelude) if prelude else ""
+    source = source.removeprefix("\ufeff")  # a byte-order mark may only start a file
     return builtin_shims(pre + source) + pre + f'#line 1 "{name}"\n' + source
 
 
@@ -198,7 +199,8 @@ def realworld_kernels(root: Path = REALWORLD, suites: tuple[str, ...] = REALWORL
 
         def prepare(e: dict = e, src: Path = src) -> Prepared:
             ir = (root / e["ir_O1"]).read_text()
-            body = src.read_text(errors="replace")
+            # A byte-order mark is only allowed at the very start of a file.
+            body = src.read_text(errors="replace").removeprefix("\ufeff")
             text = builtin_shims(body) + _host_defines(prelude_path.read_text()) + f'#line 1 "{src.name}"\n' + body
             opts = [f for f in e.get("clang_flags") or [] if f.startswith(("-D", "-U", "-cl-"))]
             # Oclgrind compiles the text, not the file: its directory, and the

@@ -8,6 +8,7 @@ tests run as root with apt (CI does); without it those tests skip.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -233,6 +234,23 @@ def test_table_counts_every_category():
     assert re.search(r"^bench\s+1\s+1\s+0\s+0\s+0\s+2$", text, re.M)
     assert re.search(r"^all\s+1\s+1\s+0\s+1\s+0\s+3$", text, re.M)
     assert "disagree: b: outputs differ: argument 0 [1]" in text
+
+
+def test_saved_results_print_the_same_table(tmp_path, capsys):
+    from oracle.crosscheck import KernelResult, RunResult, Verdict, load_results
+
+    run = RunResult("global=64,1,1 local=16,1,1", Verdict("clean"), Verdict("race", "Write-write data race"),
+                    "disagree", "ours: clean, oclgrind: race", "x", 0.0, ["note"])
+    rs = [KernelResult("shoc", "a", "disagree", "ours: clean, oclgrind: race", "x", [run], 1.5),
+          KernelResult("bench", "b", "agree", "identical outputs")]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r.to_json()) + "\n" for r in rs))
+    assert load_results([str(path)]) == rs
+    assert main(["--table", str(path)]) == 1  # a disagreement
+    out = capsys.readouterr().out
+    assert out.index("bench ") < out.index("shoc ")  # suites in their usual order
+    (tmp_path / "bad.jsonl").write_text("{}\n")
+    assert main(["--table", str(tmp_path / "bad.jsonl")]) == 2
 
 
 def test_run_scalar_runs_the_kernel_asked_for_in_a_module_of_several():
