@@ -56,6 +56,29 @@ def oclgrind():
         pytest.skip(f"oclgrind is missing and cannot be installed here (needs root and apt): {exc}")
 
 
+def test_ensure_oclgrind_explains_what_to_run(monkeypatch):
+    from oracle import oclgrind as O
+
+    monkeypatch.setattr(O.shutil, "which", lambda name: None)
+    monkeypatch.setattr(O, "_can_install", lambda: False)
+    O.ensure_oclgrind.cache_clear()
+    try:
+        with pytest.raises(OclgrindError, match=r"install-system-packages.sh oclgrind"):
+            O.ensure_oclgrind()
+    finally:
+        O.ensure_oclgrind.cache_clear()
+
+
+def test_install_script_rejects_an_unknown_group():
+    import subprocess
+
+    from oracle.oclgrind import INSTALL_SCRIPT
+
+    proc = subprocess.run(["bash", str(INSTALL_SCRIPT), "nosuch"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "unknown group 'nosuch'" in proc.stderr
+
+
 # ---------------------------------------------------------------- files and output
 
 
