@@ -3,7 +3,7 @@ the LLVM 22 IR our oracle runs and the OpenCL C source Oclgrind compiles
 with its own clang.
 
 Suites:
-- `bench`: `bench/kernels/*.cl` with `bench/prelude/opencl.h`;
+- `bench`: `bench/kernels/**/*.cl` with `bench/prelude/opencl.h`;
 - `csmith`: kernels the Csmith bridge makes (`fuzz.csmith`), by seed;
 - the suites of `../shared/realworld-dev` (`rodinia`, `shoc`, `parboil`,
   `hetero-mark`, `pocl`; PoCL's tests of builtins as `pocl-tests`), from
@@ -132,11 +132,11 @@ def with_prelude(prelude: str | None, source: str, name: str) -> str:
 
 
 def bench_kernels() -> Iterator[CrossKernel]:
-    """`bench/kernels/*.cl`: the checked-in IR and the source with the prelude."""
+    """`bench/kernels/**/*.cl`: the checked-in IR and the source with the prelude."""
     from bench import KERNEL_DIR, PRELUDE
     from vectorizer.frontend.opencl import kernel_names
 
-    for cl in sorted(KERNEL_DIR.glob("*.cl")):
+    for cl in sorted(KERNEL_DIR.rglob("*.cl")):
         ll = cl.with_suffix(".ll")
         if not ll.is_file():
             continue
@@ -145,8 +145,9 @@ def bench_kernels() -> Iterator[CrossKernel]:
         def prepare(cl: Path = cl, ir: str = ir) -> Prepared:
             return Prepared(ir, with_prelude(PRELUDE.read_text(), cl.read_text(), cl.name), cl.name)
 
+        stem = cl.relative_to(KERNEL_DIR).with_suffix("").as_posix()  # workgroup/reduce
         for k in kernel_names(ir):
-            yield CrossKernel("bench", cl.stem if k == cl.stem else f"{cl.stem}:{k}", k, prepare,
+            yield CrossKernel("bench", stem if k == cl.stem else f"{stem}:{k}", k, prepare,
                               ir_features(ir))
 
 
