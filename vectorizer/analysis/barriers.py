@@ -14,7 +14,8 @@ others as barrier divergence, the input's fault).
 A varying branch in block D is *barrier-uniform* when, for some barrier
 block X and some successor S of D:
 - every path from S reaches X before it comes back to D or leaves the
-  function (X is certain once a work-item takes that edge), and
+  function (X is certain once a work-item takes that edge; as for
+  post-dominance, the kernel's loops are taken to end), and
 - from every other successor, X cannot be reached without passing through D
   again (a work-item that does not take that edge skips that X), and
 - every loop that contains D contains X, so passing through D again means a
@@ -53,19 +54,22 @@ def barrier_calls(fn: V.Function) -> list[I.CallInst]:
 
 def _must_reach(target: V.BasicBlock, stop: V.BasicBlock, blocks: list[V.BasicBlock]) -> set[int]:
     """Blocks from which every path reaches `target` before `stop` or an exit
-    (least fixed point: a cycle that avoids `target` does not count)."""
-    must = {id(target)}
-    changed = True
-    while changed:
-        changed = False
-        for b in blocks:
-            if id(b) in must or b is stop:
-                continue
-            succs = b.successors
-            if succs and all(id(s) in must for s in succs):
-                must.add(id(b))
-                changed = True
-    return must
+    (as post-dominance does, a path that loops forever does not count: the
+    kernel's loops end). Computed as the complement of the blocks that can
+    escape to `stop` or an exit without passing `target`."""
+    preds: dict[int, list[V.BasicBlock]] = {id(b): [] for b in blocks}
+    for b in blocks:
+        for s in b.successors:
+            preds.setdefault(id(s), []).append(b)
+    escape = {id(b) for b in blocks if b is not target and (b is stop or not b.successors)}
+    work = [b for b in blocks if id(b) in escape]
+    while work:
+        b = work.pop()
+        for p in preds.get(id(b), []):
+            if p is not target and id(p) not in escape:
+                escape.add(id(p))
+                work.append(p)
+    return {id(b) for b in blocks if id(b) not in escape}
 
 
 def _reaches_avoiding(start: V.BasicBlock, target: V.BasicBlock, avoid: V.BasicBlock) -> bool:
@@ -129,8 +133,8 @@ def _in_every_loop_of(x: V.BasicBlock, d: V.BasicBlock, loops: LoopInfo) -> bool
 
 def _decides(d: V.BasicBlock, s: V.BasicBlock, x: V.BasicBlock, succs: list[V.BasicBlock],
              blocks: list[V.BasicBlock]) -> bool:
-    if x is d:
-        return False  # the barrier comes before the branch
+    # X may be D itself: a barrier before a loop's exit branch in the same
+    # block runs again on the edge back into the loop, and not on the exit.
     if id(s) not in _must_reach(x, d, blocks):
         return False
     return all(not _reaches_avoiding(o, x, d) for o in succs if o is not s)
