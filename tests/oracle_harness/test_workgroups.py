@@ -290,6 +290,15 @@ def test_real_barrier_kernels_run_scalar_to_completion(suite: str, source: str, 
     assert rep.results and set(rep.summary) == {"match"}, rep.results
 
 
+def test_a_real_two_dimensional_tile_transpose_gives_the_transpose() -> None:
+    # PoCL's example: 8x8 tiles through a __local array, P x Q matrix.
+    text = (SHARED / "realworld-dev" / "ir" / "O1" / "pocl" / "examples__matrix1__matrix1.ll").read_text()
+    layout = ["scalar:i32:16", "scalar:i32:24", "buf:f32:384", "buf:f32:384:zero"]
+    for nd in ("global=16,24 local=8,8", "global=16,24 local=8,8 offset=8,0"):
+        ins, outs = _run(text, "transpose", nd, layout)
+        assert (outs[3].reshape(16, 24) == ins[2].reshape(24, 16).T).all()
+
+
 @pytest.mark.parametrize("name", ["Boscc/boscc_merge2.ll", "define_interleaved_load.ll"])
 def test_peer_corpus_mux_barriers_run(name: str) -> None:
     text = (SHARED / "peer-corpus" / "vecz-lit" / name).read_text()
