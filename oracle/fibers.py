@@ -43,6 +43,7 @@ import ctypes
 import mmap
 import os
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 
 PAGE = mmap.PAGESIZE
@@ -232,7 +233,7 @@ entry:
 """
 
 
-def runtime_text(intrinsic) -> str:
+def runtime_text(intrinsic: Callable[[str, str, list[str]], str]) -> str:
     """The fiber runtime's IR for this process's mechanism. `intrinsic(name,
     ret, params)` registers an intrinsic declaration with the caller (the
     runtime module declares each intrinsic once)."""
