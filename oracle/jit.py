@@ -24,6 +24,9 @@ from .runtime import FnSig, Unsupported, parse_fn_type
 
 _CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
 _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
+# The same effects in the spelling before LLVM 16 (Vecz's lit tests use it).
+_LEGACY_MEMORY = re.compile(
+    r"\s(?:readnone|readonly|writeonly|argmemonly|inaccessiblememonly|inaccessiblemem_or_argmemonly)(?=[\s}]|$)", re.M)
 _ATTR_LINE = re.compile(r"^(?:attributes #\d+ = \{|define |declare ).*$", re.M)
 
 
@@ -83,8 +86,10 @@ def strip_memory_effects(text: str) -> str:
     builtins read the NDRange state from globals, so a kernel that clang
     marked `memory(argmem: readwrite)`, or a builtin declared `memory(none)`,
     would let LLVM's optimisations (at -O1 and up) reorder or merge those
-    reads across work-items."""
-    return _ATTR_LINE.sub(lambda m: _MEMORY.sub("", m.group(0)), text)
+    reads across work-items. The older spelling (`readonly`...) too: even at
+    -O0, instruction selection drops a call to a `readonly` kernel whose
+    result is unused (Vecz's lit kernels are marked so and do write)."""
+    return _ATTR_LINE.sub(lambda m: _LEGACY_MEMORY.sub("", _MEMORY.sub("", m.group(0))), text)
 
 
 def native_text(text: str) -> str:

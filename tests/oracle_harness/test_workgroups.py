@@ -267,6 +267,26 @@ define spir_kernel void @k(ptr addrspace(1) %p) {
     assert set(rep.summary) == {"match"}, rep.results
 
 
+def test_kernels_marked_readonly_in_the_old_spelling_still_run() -> None:
+    # Vecz's lit kernels are marked `readonly` (LLVM's spelling before
+    # memory(...)) and write: instruction selection dropped the driver's call
+    # to them, so their barriers (and everything else) never ran.
+    text = """
+declare i64 @_Z13get_global_idj(i32)
+declare void @_Z7barrierj(i32)
+define spir_kernel void @k(ptr addrspace(1) %p) #0 {
+  %g = call i64 @_Z13get_global_idj(i32 0)
+  %q = getelementptr i32, ptr addrspace(1) %p, i64 %g
+  call void @_Z7barrierj(i32 1)
+  store i32 7, ptr addrspace(1) %q, align 4
+  ret void
+}
+attributes #0 = { nounwind readonly }
+"""
+    (out,) = oracle.run_scalar(text, "global=8 local=4", layout=["buf:i32:8:zero"])
+    assert list(out) == [7] * 8
+
+
 # ------------------------------------------------------------ foreign kernels
 
 
