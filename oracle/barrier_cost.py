@@ -8,7 +8,8 @@ kernel with an empty call in place of the barrier (which runs on the plain
 work-item loops), in this process. The difference, divided by the barriers
 each fiber passed, is the cost of one barrier per fiber: two context
 switches (into the fiber and back to the scheduler) and the scheduler's
-bookkeeping. Packets: the same with the kernel standing in as a W-wide
+bookkeeping. The same with no barrier passed gives what starting and
+ending a fiber costs (its stack's top is filled, its context made). Packets: the same with the kernel standing in as a W-wide
 vectorized function (the driver makes one fiber per W work-items). Prints
 the best of `--repeat` runs, in CPU time of the running thread (the
 machine may be shared). A measurement, not a test.
@@ -101,9 +102,15 @@ def main(argv: list[str] | None = None) -> int:
         fibers_per_group = ns.local if width is None else -(-ns.local // width)
         t_bar = _measure(barrier_text, ns.local, ns.groups, ns.barriers, width, ns.opt, ns.repeat)
         t_nop = _measure(plain_text, ns.local, ns.groups, ns.barriers, width, ns.opt, ns.repeat)
-        passes = ns.groups * fibers_per_group * ns.barriers
-        print(f"  per {label}: {(t_bar - t_nop) / passes * 1e9:7.1f} ns a barrier "
-              f"({t_bar * 1e3:.1f} ms with barriers, {t_nop * 1e3:.1f} ms with an empty call)")
+        # The same kernel passing no barrier: what starting and ending a
+        # fiber costs (once per work-item, or packet, per group).
+        s_bar = _measure(barrier_text, ns.local, ns.groups, 0, width, ns.opt, ns.repeat)
+        s_nop = _measure(plain_text, ns.local, ns.groups, 0, width, ns.opt, ns.repeat)
+        starts = ns.groups * fibers_per_group
+        passes = starts * ns.barriers
+        barrier = ((t_bar - t_nop) - (s_bar - s_nop)) / passes
+        print(f"  per {label}: {barrier * 1e9:7.1f} ns a barrier, {(s_bar - s_nop) / starts * 1e9:7.1f} ns "
+              f"a fiber's start and end ({t_bar * 1e3:.1f} ms with barriers, {t_nop * 1e3:.1f} ms with an empty call)")
     return 0
 
 

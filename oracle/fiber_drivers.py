@@ -33,6 +33,12 @@ SCALAR, PACKET = 0, 1
 # The reversed run's stacks start this much lower (a kernel that keeps the
 # address of a private variable then computes other bytes, and is caught).
 REVERSED_STACK_SHIFT = 4160
+# Before a fiber starts, the top of its stack is filled with zeros, or with
+# this byte in the reversed run: a kernel that reads a private variable it
+# never wrote then computes other bytes in the two runs, and is caught.
+# (Fresh stacks are all zeros: without it both runs would read 0.)
+REVERSED_STACK_FILL = -91  # 0xA5
+STACK_FILL_BYTES = 4 << 10
 
 _FAULT_ORDER, _FAULT_SITES, _FAULT_SIZE, _FAULT_BUSY = 1, 2, 3, 4
 
@@ -160,7 +166,7 @@ entry:
 }}
 
 ; Fiber i runs entry() with local ids (l0, l1, l2).
-define internal void @__oracle_wg_add(i64 %i, i64 %l0, i64 %l1, i64 %l2, i64 %kind, ptr %fn, i64 %shift) {{
+define internal void @__oracle_wg_add(i64 %i, i64 %l0, i64 %l1, i64 %l2, i64 %kind, ptr %fn, i64 %shift, i8 %fill) {{
 entry:
   %o = mul i64 %i, {fibers.RECORD_BYTES}
   %rec = getelementptr i8, ptr {rec}, i64 %o
@@ -182,6 +188,9 @@ entry:
   %top = call ptr @__oracle_fiber_top(i64 %i)
   %neg = sub i64 0, %shift
   %top2 = getelementptr i8, ptr %top, i64 %neg
+  ; What the kernel's frame finds before it writes it: the run's own bytes.
+  %low = getelementptr i8, ptr %top2, i64 -{STACK_FILL_BYTES}
+  call void @llvm.memset.p0.i64(ptr %low, i8 %fill, i64 {STACK_FILL_BYTES}, i1 false)
   call void @__oracle_fiber_start(ptr %ctx, ptr %lo, ptr %top2, ptr %fn)
   ret void
 }}
@@ -398,6 +407,11 @@ def entry_text(name: str, kernel: str, sig: FnSig, vector_fn: str | None) -> str
     """A fiber's first function: call the kernel (or, for a packet, the
     vectorized function) with the launch's arguments, then finish."""
     f = _Fn()
+    # Keep the kernel's frame clear of the few words the fiber's start left
+    # at the top of its stack (the same in every run): below them, what a
+    # kernel finds in a private variable it never wrote is the run's fill.
+    f.allocas.append("  %pad = alloca [256 x i8], align 16")
+    f("store volatile i8 0, ptr %pad, align 16")
     blob = f.load("ptr", "@__oracle_wg_args", "args")
     args = []
     for i, t in enumerate(sig.params):
@@ -470,12 +484,13 @@ def driver_text(
     f("br label %stop")
     f.block("groups")
     shift = REVERSED_STACK_SHIFT if reverse else 0
+    fill = REVERSED_STACK_FILL if reverse else 0
     fi = f.slot("fi")
 
     def add(lids: list[str], kind: int) -> None:
         i = f.load("i64", fi, "fi")
         f(f"call void @__oracle_wg_add(i64 {i}, i64 {lids[0]}, i64 {lids[1]}, i64 {lids[2]}, "
-          f"i64 {kind}, ptr @{entry}, i64 {shift})")
+          f"i64 {kind}, ptr @{entry}, i64 {shift}, i8 {fill})")
         f(f"store i64 {f.op(f'add i64 {i}, 1')}, ptr {fi}, align 8")
 
     def group() -> None:
