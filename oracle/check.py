@@ -120,6 +120,10 @@ class _Session:
             if isinstance(b, W.Failure) or b[0] != "ok":
                 return b
         res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout if timeout is None else timeout)
+        if not isinstance(res, W.Failure) and res[0] == "no-program":
+            # The worker dropped it (it keeps its most recent programs only).
+            self.w.programs.discard(key)
+            return self.run(key, variants, vkey, layout, nd, seed, timeout)
         if not isinstance(res, W.Failure) and res[0] == "ok":
             self.stats["run_s"] += res[2]
             self.stats["runs"] += 1
@@ -388,8 +392,8 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
     wk = pool.acquire()
     try:
         sess = _Session(wk, case.kernel or "", case.ir, timeout, opt)
-        # The kernel is part of the key: a file's kernels share its text.
-        key = "run_scalar:" + hashlib.sha1((case.kernel or "").encode() + b"\0" + case.ir.encode()).hexdigest()
+        # The kernel and -O level are part of the key: a file's kernels share its text.
+        key = "run_scalar:" + hashlib.sha1(f"{case.kernel}\0{opt}\0{case.ir}".encode()).hexdigest()
         res = sess.run(key, [], "", args, nd, case.seed if seed is None else seed)
         if isinstance(res, W.Failure) or res[0] != "ok":
             wk.kill()  # as after a scalar fault in `check`

@@ -19,11 +19,14 @@ import llvmlite.binding as llvm
 from vectorizer.llvm_bridge import host_target_machine, initialize
 from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
-from . import runtime
+from . import runtime, workgroup
 from .runtime import FnSig, Unsupported, parse_fn_type
 
 _CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
 _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
+# The same effects in the spelling before LLVM 16 (Vecz's lit tests use it).
+_LEGACY_MEMORY = re.compile(
+    r"\s(?:readnone|readonly|writeonly|argmemonly|inaccessiblememonly|inaccessiblemem_or_argmemonly)(?=[\s}]|$)", re.M)
 _ATTR_LINE = re.compile(r"^(?:attributes #\d+ = \{|define |declare ).*$", re.M)
 
 
@@ -83,8 +86,10 @@ def strip_memory_effects(text: str) -> str:
     builtins read the NDRange state from globals, so a kernel that clang
     marked `memory(argmem: readwrite)`, or a builtin declared `memory(none)`,
     would let LLVM's optimisations (at -O1 and up) reorder or merge those
-    reads across work-items."""
-    return _ATTR_LINE.sub(lambda m: _MEMORY.sub("", m.group(0)), text)
+    reads across work-items. The older spelling (`readonly`...) too: even at
+    -O0, instruction selection drops a call to a `readonly` kernel whose
+    result is unused (Vecz's lit kernels are marked so and do write)."""
+    return _ATTR_LINE.sub(lambda m: _LEGACY_MEMORY.sub("", _MEMORY.sub("", m.group(0))), text)
 
 
 def native_text(text: str) -> str:
@@ -151,6 +156,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     # Drivers call kernels from several loops; inlining them there multiplies
     # the code the optimiser and code generator chew on, for little gain.
     _noinline(kfn)
+    workgroup.share_local_memory(main)
     for p in ksig.params:
         if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
             raise Unsupported(f"kernel parameter of type {p}")
@@ -184,7 +190,8 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             if not f.is_declaration and f.name != v.function and f.linkage == llvm.Linkage.external:
                 f.linkage = llvm.Linkage.linkonce_odr
         for g in vm.global_variables:
-            if not g.is_declaration and g.linkage == llvm.Linkage.external:
+            # __local globals too: packets and scalar remainders share them.
+            if not g.is_declaration and (g.linkage == llvm.Linkage.external or workgroup.is_local_memory(g)):
                 g.linkage = llvm.Linkage.linkonce_odr
         # Several configurations may produce the same name (__vecz_v8_foo).
         vname = f"__oracle_v{i}_{v.function}"
@@ -198,7 +205,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         keys[v.key] = f"__oracle_run_v{i}"
         shapes.append((keys[v.key], vname, v.width, v.dim, v.predicated))
     declared = _declared(main)
-    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes)
+    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes, workgroup.local_globals(main, tm.target_data))
     # External globals (Vecz's lit tests model local memory so) get a zeroed
     # definition: reading them must not fault.
     for g in main.global_variables:

@@ -24,7 +24,12 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .workgroup import LocalGlobal
 
 ARG_SLOT = 64  # bytes per kernel argument in the argument blob (fits <16 x i32>)
 CFG_SLOTS = 16  # fixed cfg slots before the local-buffer pairs
@@ -81,8 +86,8 @@ _MANGLED = {
 
 
 class Unsupported(Exception):
-    """The module uses something the oracle cannot run (barriers, sub-group
-    operations, unknown builtins): reported as `unsupported-input`."""
+    """The module uses something the oracle cannot run (sub-group barriers,
+    collectives, unknown builtins): reported as `unsupported-input`."""
 
 
 @dataclass(frozen=True)
@@ -440,8 +445,13 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
         return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved
     if base in _WI_DIM or base in _WI_NODIM:
         return _work_item(name, base, sig, em)
+    from . import workgroup  # barriers and fences: the work-group runtime
+
+    wg = workgroup.builtin_definition(name, sig, em.intrinsic)
+    if wg is not None:
+        return wg
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
-        raise Unsupported(f"unsupported builtin {name} (barriers, sub-group and work-group operations)")
+        raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
     d = _math(name, base, sig, em)
     if d is None:
         raise Unsupported(f"unsupported builtin {name}")
@@ -485,11 +495,13 @@ def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
 
 def driver(
     name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None, reverse: bool = False,
+    prologue: Sequence[str] = (),
 ) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
     `(vector function, width, dim, predicated)`. `reverse` runs the scalar
     work-items and groups in the opposite order, on a shifted stack (the
-    check that the result depends on nothing but the work-items' inputs)."""
+    check that the result depends on nothing but the work-items' inputs).
+    `prologue`: IR lines run at every group's start (workgroup.group_prologue)."""
     lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
     if reverse:
         # Move the kernel's stack frame too: a kernel that writes the address
@@ -588,7 +600,7 @@ def driver(
         _loop(tmp, inner_var, f"%c{others[0]}", _set_state(others[0], f"%{inner_var}") + lines_chunks)
         items = []
         _loop(items, outer_var, f"%c{others[1]}", _set_state(others[1], f"%{outer_var}") + tmp)
-    group: list[str] = []
+    group: list[str] = list(prologue)
     _loop(group, "k", "%nloc", reset)
     group += items
     j0, w0 = index("g0", "%c3")
@@ -610,10 +622,15 @@ def runtime_module(
     kernel: str,
     kernel_sig: FnSig,
     variants: list[tuple[str, str, int, int, bool]],
+    local_globals: Sequence[LocalGlobal] = (),
 ) -> tuple[str, list[str]]:
     """The runtime module text: state, builtin definitions for `declared`
     (name -> signature) and drivers. `variants` are (driver name, vector
-    function, width, dim, predicated). Returns (text, names left undefined)."""
+    function, width, dim, predicated); `local_globals` the module's `__local`
+    globals (workgroup.local_globals). Modules declaring a barrier get the
+    work-group runtime's fiber drivers. Returns (text, names left undefined)."""
+    from . import workgroup
+
     em = _Emitter()
     undefined = []
     for name, sig in sorted(declared.items()):
@@ -625,16 +642,22 @@ def runtime_module(
             em.defs.append(d)
     em.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
     kdecl = [f"declare {kernel_sig.ret} @{kernel}({', '.join(kernel_sig.params)})"]
-    drivers = [
-        driver("__oracle_run_scalar", kernel, kernel_sig, None),
-        driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True),
-    ]
-    for dname, vfn, w, dim, pred in variants:
+    for _, vfn, _, _, _ in variants:
         if vfn != kernel:
             kdecl.append(f"declare {kernel_sig.ret} @{vfn}({', '.join(kernel_sig.params)})")
-        drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred)))
+    shared = workgroup.shared_text(local_globals, em.intrinsic)
+    if workgroup.uses_barriers(declared):
+        drivers = [workgroup.runtime_text(kernel, kernel_sig, variants, local_globals, em.intrinsic)]
+    else:
+        pro = workgroup.group_prologue(local_globals)
+        drivers = [
+            driver("__oracle_run_scalar", kernel, kernel_sig, None, prologue=pro),
+            driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True, prologue=pro),
+        ]
+        for dname, vfn, w, dim, pred in variants:
+            drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred), prologue=pro))
     text = "\n\n".join(
-        ["@__oracle_st = internal global [24 x i64] zeroinitializer, align 8"]
+        ["@__oracle_st = internal global [24 x i64] zeroinitializer, align 8", shared]
         + sorted(em.decls.values())
         + kdecl
         + em.defs
