@@ -335,7 +335,13 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
                 out["call: under divergence"] += 1
         elif isinstance(x, WorkItem):
             out[f"builtin: get_{x.kind}"] += 1
-            out[f"builtin: dimension {x.dim}"] += 1
+            if isinstance(x.dim, int):
+                out[f"builtin: dimension {x.dim}"] += 1
+            else:
+                kind = "varying" if d.expr(x.dim) else "uniform"
+                out[f"builtin: run-time dimension ({kind})"] += 1
+                if x.kind in ("global_id", "local_id"):
+                    out["builtin: id with a run-time dimension"] += 1
         elif isinstance(x, Load):
             out[f"memory: load {_addr_kind(x.addr, d)}"] += 1
             if in_div:
@@ -360,6 +366,8 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
     assert isinstance(a, Affine)
     if a.base == "grp":
         return "uniform"
+    if not isinstance(a.dim, int):
+        return "at an id of a run-time dimension"
     if a.clamp_hi is not None:
         return "clamped (to the edge)"
     if a.counter is not None:

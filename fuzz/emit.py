@@ -311,8 +311,10 @@ class FunctionEmitter:
     # ------------------------------------------------------------------
     # Work-item ids and slots
 
-    def wi(self, kind: str, dim: int) -> V.Value:
-        return self.b.call(self.mod.work_item_fn(kind), [self.i32(dim)])
+    def wi(self, kind: str, dim: int | V.Value) -> V.Value:
+        """`get_<kind>(dim)`, the dimension a constant or an i32 value."""
+        d = self.i32(dim) if isinstance(dim, int) else dim
+        return self.b.call(self.mod.work_item_fn(kind), [d])
 
     def _emit_lin(self, plan: KernelPlan) -> V.Value:
         """The linear id over the NDRange: unique per work-item, in [0, total)."""
@@ -612,7 +614,7 @@ class FunctionEmitter:
         if isinstance(e, ParamRef):
             return self.args[id(e.param)]
         if isinstance(e, WorkItem):
-            return self.wi(e.kind, e.dim)
+            return self.wi(e.kind, e.dim if isinstance(e.dim, int) else self.expr(e.dim))
         if isinstance(e, Lin):
             assert self.lin is not None
             return self.lin
@@ -749,7 +751,7 @@ class FunctionEmitter:
             base = self.lin
         else:
             kind = {"gid": "global_id", "lid": "local_id", "grp": "group_id"}[a.base]
-            base = self.wi(kind, a.dim)
+            base = self.wi(kind, a.dim if isinstance(a.dim, int) else self.args[id(a.dim)])
         ity = T.IntType(32) if a.narrow else T.IntType(64)
         if a.narrow:
             base = b.trunc(base, ity)

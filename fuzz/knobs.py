@@ -58,6 +58,7 @@ class Knobs:
     helpers: bool = True
     side_effect_helpers: bool = True
     work_item_builtins: bool = True  # local/group ids, sizes, offsets (global ids are always used)
+    runtime_dims: bool = True  # queries whose dimension is a kernel argument or computed (get_global_id(d))
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets

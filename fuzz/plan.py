@@ -256,11 +256,19 @@ WORK_ITEM_VARYING = ("global_id", "local_id")
 
 @dataclass(eq=False)
 class WorkItem(Expr):
-    """A work-item query (`get_<kind>(dim)`): i64."""
+    """A work-item query (`get_<kind>(dim)`): i64.
+
+    `dim` is a constant or an i32 expression: a dimension known only at run
+    time (the kernel's dimension argument, or a value computed per
+    work-item). Any value is defined: a dimension out of range answers 0
+    for ids and offsets, 1 for sizes."""
 
     kind: str
-    dim: int
+    dim: int | Expr
     ty: Ty = I64
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.dim,) if isinstance(self.dim, Expr) else ()
 
 
 @dataclass(eq=False)
@@ -381,12 +389,14 @@ class Addr:
 class Affine(Addr):
     """`offset + stride*base (+ counter)` with `base` a work-item id (`lin`,
     `gid`, `lid`, `grp` of `dim`), in bounds because the planner sized the
-    buffer for the NDRanges in the header. `narrow`: computed in i32.
+    buffer for the NDRanges in the header. `dim` may be the kernel's
+    dimension argument (a `ScalarParam`): the buffer is then sized for the
+    largest id of any dimension. `narrow`: computed in i32.
     `clamp_hi`: the index is clamped to [0, clamp_hi] (clamp-to-edge
     addressing, as stencils do; the offset may then be negative)."""
 
     base: str
-    dim: int
+    dim: int | ScalarParam
     stride: int
     offset: int
     counter: Var | None = None
@@ -719,6 +729,8 @@ class KernelPlan:
     body: list[Stmt]
     lin_form: str = "global"  # how Lin is computed: `global` or `group`
     dims: int = 1
+    # The scalar argument that work-item queries may take as their dimension.
+    dim_param: ScalarParam | None = None
     origin: str = ""
     buffer_seed: int = 0
 
@@ -734,18 +746,9 @@ class KernelPlan:
     def max_total(self) -> int:
         return max(r.total for r in self.ndranges)
 
-    def max_base(self, base: str, dim: int) -> int:
+    def max_base(self, base: str, dim: int | ScalarParam) -> int:
         """The largest value the work-item id `base` of `dim` takes in any NDRange."""
-        out = 0
-        for r in self.ndranges:
-            g, lo, off = r.global_size[dim], r.local_size[dim], r.offset[dim]
-            out = max(out, {
-                "lin": r.total - 1,
-                "gid": off + g - 1,
-                "lid": lo - 1,
-                "grp": g // lo - 1,
-            }[base])
-        return out
+        return max_id(self.ndranges, base, dim)
 
     def args_header(self) -> str:
         parts = []
@@ -755,6 +758,24 @@ class KernelPlan:
             else:
                 parts.append(f"scalar:{p.ty.header}:{format_scalar(p.value)}")
         return " ".join(parts)
+
+
+def max_id(ndranges: list[NDRange], base: str, dim: int | ScalarParam) -> int:
+    """The largest value work-item id `base` (`lin`, `gid`, `lid`, `grp`) of
+    `dim` takes in any of `ndranges`; for a run-time dimension, of any
+    dimension (one out of range answers 0)."""
+    dims = [dim] if isinstance(dim, int) else [0, 1, 2]
+    out = 0
+    for r in ndranges:
+        for d in dims:
+            g, lo, off = r.global_size[d], r.local_size[d], r.offset[d]
+            out = max(out, {
+                "lin": r.total - 1,
+                "gid": off + g - 1,
+                "lid": lo - 1,
+                "grp": g // lo - 1,
+            }[base])
+    return out
 
 
 def format_scalar(v: int | float) -> str:

@@ -79,6 +79,7 @@ from .plan import (
     VarRef,
     WorkItem,
     Wrapped,
+    max_id,
     walk_expr,
     walk_stmts,
 )
@@ -170,6 +171,8 @@ class Planner:
         self.palette: list[Ty] = [I32]
         self.vec_palette: list[Ty] = []
         self._buf_names = 0
+        self.dim_param: ScalarParam | None = None  # the run-time dimension argument
+        self._in_dim = False  # drawing a computed dimension (no nested ones)
 
     # ------------------------------------------------------------------
     # Entry point
@@ -181,6 +184,8 @@ class Planner:
         self._palettes()
         for _ in range(c.integer(0, k.max_params)):
             self._scalar_param()
+        if k.runtime_dims and c.boolean(0.3):
+            self._dim_param()
         if k.helpers:
             for i in range(c.integer(0, k.max_helpers)):
                 self.helpers.append(self._helper(i))
@@ -205,6 +210,7 @@ class Planner:
             lin_form=lin_form,
             dims=self.dims,
             buffer_seed=c.integer(0, 2**16),
+            dim_param=self.dim_param,
         )
         finalize(plan, self.counters)
         return plan
@@ -272,6 +278,15 @@ class Planner:
         else:
             value = self._int_value(ty)
         self.params.append(ScalarParam(f"arg{len(self.params)}", ty, value))
+
+    def _dim_param(self) -> None:
+        """The kernel argument work-item queries take as a run-time dimension:
+        0, 1 or 2 (each the vectorized dimension in some configuration of
+        the header, another one in the rest), sometimes out of range (ids
+        answer 0, sizes 1)."""
+        value = self.c.weighted([(3.0, 0), (3.0, 1), (3.0, 2), (1.0, 3), (0.5, -1)])
+        self.dim_param = ScalarParam(f"arg{len(self.params)}", I32, value)
+        self.params.append(self.dim_param)
 
     def _buffer(self, role: str, elem: Ty) -> Buffer:
         b = Buffer(f"{role}{self._buf_names}", role, elem)
@@ -846,8 +861,32 @@ class Planner:
                       "num_groups", "global_offset"),
             }[mode]
         kind = c.choice(kinds)
+        if k.runtime_dims and not self._in_dim and c.boolean(0.25):
+            dim_expr = self._runtime_dim(mode)
+            if dim_expr is not None:
+                return _convert(WorkItem(kind, dim_expr), ty)
         dim = c.weighted([(3.0 if d < self.dims else 0.3, d) for d in range(3)])
         return _convert(WorkItem(kind, dim), ty)
+
+    def _runtime_dim(self, mode: str) -> Expr | None:
+        """A dimension known only at run time, in `mode`: the kernel's
+        dimension argument, or an i32 expression reduced to [0, 3] (3 is out
+        of range) that may differ per work-item. None when neither fits (a
+        helper has no kernel arguments; an invariant dimension must be the
+        argument)."""
+        c = self.c
+        arg = self.dim_param if self.helper is None else None
+        if arg is not None and (mode == INVARIANT or c.boolean(0.7)):
+            return ParamRef(arg)
+        if mode == INVARIANT:
+            return None
+        self._in_dim = True
+        try:
+            e = self.expr(I32, 1, UNIFORM if mode == UNIFORM else ANY)
+        finally:
+            self._in_dim = False
+        op = c.choice(("and", "urem"))
+        return Bin(op, e, Const(I32, 3))
 
     # Memory ------------------------------------------------------------
 
@@ -883,18 +922,20 @@ class Planner:
         c = self.c
         a = self._affine(c.choice((1, 1, 1, 2)), False)
         a.offset = c.integer(-4, 4)
-        top = a.offset + a.stride * max(_max_base(self.ndranges, a.base, a.dim), 0)
+        top = a.offset + a.stride * max(max_id(self.ndranges, a.base, a.dim), 0)
         a.clamp_hi = max(0, top - c.integer(0, 6))
         return a
 
     def _affine(self, stride: int, counter: bool) -> Affine:
         c = self.c
         base = c.weighted([(3.0, "lin"), (2.0, "gid"), (1.0, "lid")])
-        dim = c.integer(0, self.dims - 1) if base != "lin" else 0
+        dim: int | ScalarParam = c.integer(0, self.dims - 1) if base != "lin" else 0
+        if base != "lin" and self.dim_param is not None and self.helper is None and c.boolean(0.3):
+            dim = self.dim_param  # `in[get_global_id(d)]`: no stride describes it
         extra = c.integer(0, 8)
         offset = extra
         if stride < 0:
-            offset = -stride * max(_max_base(self.ndranges, base, dim), 0) + extra
+            offset = -stride * max(max_id(self.ndranges, base, dim), 0) + extra
         cvar = self.loops[-1].counter if counter and self.loops else None
         return Affine(base, dim, stride, offset, cvar, narrow=c.boolean(0.3))
 
@@ -1007,14 +1048,6 @@ def _dims_of(r: NDRange) -> int:
     if g[1] > 1 or r.local_size[1] > 1:
         return 2
     return 1
-
-
-def _max_base(ndranges: list[NDRange], base: str, dim: int) -> int:
-    out = 0
-    for r in ndranges:
-        g, lo, off = r.global_size[dim], r.local_size[dim], r.offset[dim]
-        out = max(out, {"lin": r.total - 1, "gid": off + g - 1, "lid": lo - 1, "grp": g // lo - 1}[base])
-    return out
 
 
 def _var_fits(v: Var, mode: str) -> bool:

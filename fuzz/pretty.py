@@ -67,7 +67,7 @@ def expr_c(e: Expr) -> str:
     if isinstance(e, ParamRef):
         return e.param.name
     if isinstance(e, WorkItem):
-        return f"get_{e.kind}({e.dim})"
+        return f"get_{e.kind}({e.dim if isinstance(e.dim, int) else expr_c(e.dim)})"
     if isinstance(e, Lin):
         return "lin"
     if isinstance(e, Bin):
@@ -105,7 +105,7 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
     if isinstance(a, ConstAddr):
         return str(a.index)
     if isinstance(a, Affine):
-        base = "lin" if a.base == "lin" else f"{a.base}({a.dim})"
+        base = "lin" if a.base == "lin" else f"{a.base}({a.dim if isinstance(a.dim, int) else a.dim.name})"
         s = f"{a.offset} + {a.stride}*{base}"
         if a.counter is not None:
             s += f" + {a.counter.name}"

@@ -171,6 +171,8 @@ def test_default_mix_covers_the_issue_list() -> None:
         "call: helper with side effects", "atomic", "dims: 1", "dims: 2", "dims: 3",
         "builtin: get_local_id", "builtin: get_group_id", "builtin: get_local_size",
         "builtin: get_global_size", "builtin: get_num_groups", "builtin: dimension 2",
+        "builtin: id with a run-time dimension", "builtin: run-time dimension (uniform)",
+        "builtin: run-time dimension (varying)", "memory: load at an id of a run-time dimension",
         "ndrange: global offset", "ndrange: several",
     ]
     missing = [w for w in wanted if w not in rep.present]
