@@ -14,7 +14,9 @@ Every UB guard promised in `fuzz.plan` is added here:
   unless affine in the work-item ids (buffers are sized for that);
 - dynamic lane indices `and (lanes-1)`, private-array indices `and (size-1)`;
 - loop trip counts bounded by `and`, `urem` or `umin` with a constant;
-- no `nsw`/`nuw`/`exact`/`inbounds`/fast-math flags anywhere.
+- poison-generating flags only where the plan put them (on operands masked
+  so that they hold, and `inbounds`/`nuw` on in-bounds accesses); no
+  fast-math flags.
 
 Values and blocks get deterministic names, so the printed text is a pure
 function of the plan.
@@ -30,6 +32,7 @@ from vectorizer.ir import values as V
 from vectorizer.ir.builder import Builder
 
 from .plan import (
+    Access,
     Addr,
     Affine,
     Assign,
@@ -46,6 +49,7 @@ from .plan import (
     Continue,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -57,6 +61,7 @@ from .plan import (
     Loop,
     Math,
     Neg,
+    Overflow,
     ParamRef,
     PrivArray,
     PrivLoad,
@@ -76,6 +81,7 @@ from .plan import (
     Wrapped,
     assigned_vars,
 )
+from .planner import next_pow2
 
 DATALAYOUT = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 TRIPLE = "x86_64-unknown-linux-gnu"
@@ -152,7 +158,8 @@ class ModuleEmitter:
         return fn
 
     def work_item_fn(self, kind: str) -> V.Function:
-        return self.declare(WORK_ITEM_NAMES[kind], T.IntType(64), [T.IntType(32)])
+        name = f"__mux_get_{kind}" if self.plan.builtins == "mux" else WORK_ITEM_NAMES[kind]
+        return self.declare(name, T.IntType(64), [T.IntType(32)])
 
     def intrinsic(self, name: str, ret: T.Type, params: list[T.Type]) -> V.Function:
         return self.declare(name, ret, params)
@@ -218,10 +225,9 @@ class FunctionEmitter:
         return self._emit_helper(self.helper)
 
     def _emit_kernel(self, plan: KernelPlan) -> V.Function:
-        ptr = T.PointerType(GLOBAL_AS)
         params: list[T.Type] = []
         for p in plan.params:
-            params.append(ir_type(p.ty) if isinstance(p, ScalarParam) else ptr)
+            params.append(ir_type(p.ty) if isinstance(p, ScalarParam) else T.PointerType(p.addrspace))
         fty = T.FunctionType(T.VoidType(), tuple(params), False)
         self.fn = self.mod.module.add_function(plan.name, fty)
         self.fn.calling_conv = "spir_kernel"
@@ -399,8 +405,8 @@ class FunctionEmitter:
             else:
                 base = self.slot_base[id(s.buffer)]
             idx = b.add(base, self.i64(s.slot)) if s.slot else base
-            p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
-            b.store(value, p, align=self._align(s.buffer.elem))
+            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
+            b.store(value, p, align=self._align(s.buffer.elem), volatile=s.access.volatile)
         elif isinstance(s, UniformStore):
             value = self.expr(s.value)
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [self.i64(s.index)])
@@ -416,7 +422,8 @@ class FunctionEmitter:
         elif isinstance(s, PrivStore):
             idx = self._wrap(self.expr(s.index), s.array.size)
             value = self.expr(s.value)
-            b.store(value, self._priv_ptr(s.array, idx), align=self._align(s.array.elem))
+            b.store(value, self._priv_ptr(s.array, idx, s.access.gep_flags), align=self._align(s.array.elem),
+                    volatile=s.access.volatile)
         elif isinstance(s, CallStmt):
             self.expr(s.call)
         else:  # pragma: no cover
@@ -601,9 +608,25 @@ class FunctionEmitter:
         assert count & (count - 1) == 0, count
         return self.b.and_(v, V.const_int(v.type, count - 1))
 
-    def _priv_ptr(self, arr: PrivArray, idx: V.Value) -> V.Value:
+    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = ()) -> V.Value:
         zero = V.const_int(idx.type, 0)
-        return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), self.arrays[arr.id], [zero, idx])
+        return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), self.arrays[arr.id], [zero, idx], flags=flags)
+
+    def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
+        """The address of element `idx` of a buffer, reached as `acc` says."""
+        b = self.b
+        ety = ir_type(elem)
+        if acc.via == "int":
+            # inttoptr(ptrtoint(base) + idx * size): what remove_intptr undoes.
+            i64 = T.IntType(64)
+            if idx.type != i64:
+                idx = b.sext(idx, i64)
+            size = max(1, next_pow2(elem.total_bits) // 8)
+            off = b.mul(idx, self.i64(size)) if size != 1 else idx
+            return b.cast("inttoptr", b.add(b.cast("ptrtoint", base, i64), off), base.type)
+        if acc.via == "generic":
+            base = b.cast("addrspacecast", base, T.PointerType(4))
+        return b.gep(ety, base, [idx], flags=acc.gep_flags)
 
     def expr(self, e: Expr) -> V.Value:
         b = self.b
@@ -626,7 +649,7 @@ class FunctionEmitter:
             x, y = self.expr(e.a), self.expr(e.b)
             if e.a.ty.is_float:
                 return b.fcmp(e.pred, x, y)
-            return b.icmp(e.pred, x, y)
+            return b.icmp(e.pred, x, y, flags=e.flags)
         if isinstance(e, Select):
             c = self.expr(e.cond)
             return b.select(c, self.expr(e.a), self.expr(e.b))
@@ -636,11 +659,21 @@ class FunctionEmitter:
             return self._math(e)
         if isinstance(e, Load):
             idx = self.addr(e.addr, e.buffer)
-            p = b.gep(ir_type(e.buffer.elem), self.args[id(e.buffer)], [idx])
-            return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem))
+            p = self._element_ptr(e.buffer.elem, self.args[id(e.buffer)], idx, e.access)
+            return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem), volatile=e.access.volatile)
         if isinstance(e, PrivLoad):
             idx = self._wrap(self.expr(e.index), e.array.size)
-            return b.load(ir_type(e.array.elem), self._priv_ptr(e.array, idx), align=self._align(e.array.elem))
+            return b.load(ir_type(e.array.elem), self._priv_ptr(e.array, idx, e.access.gep_flags),
+                          align=self._align(e.array.elem), volatile=e.access.volatile)
+        if isinstance(e, Freeze):
+            return b.freeze(self.expr(e.a))
+        if isinstance(e, Overflow):
+            x, y = self.expr(e.a), self.expr(e.b)
+            t = ir_type(e.a.ty)
+            bit = ir_type(Ty("i1", e.a.ty.lanes))
+            st = T.StructType((t, bit))
+            fn = self.mod.intrinsic(f"llvm.{e.op}.with.overflow.{_intrinsic_suffix(e.a.ty)}", st, [t, t])
+            return b.extractvalue(b.call(fn, [x, y]), e.part)
         if isinstance(e, Call):
             return self._call(e)
         if isinstance(e, Extract):
@@ -680,7 +713,7 @@ class FunctionEmitter:
             minus1 = b.icmp("eq", y, self.ci(ty, -1))
             bad = b.or_(zero, b.and_(minimum, minus1))
             y = b.select(bad, self.ci(ty, 1), y)
-        return b.binop(op, x, y)
+        return b.binop(op, x, y, flags=e.flags)
 
     def _cast(self, e: Cast) -> V.Value:
         b = self.b
@@ -700,7 +733,7 @@ class FunctionEmitter:
             x = b.select(b.fcmp("oge", x, lo_c), x, lo_c)
             x = b.select(b.fcmp("ole", x, hi_c), x, hi_c)
             return b.cast("fptosi", x, dst)
-        return b.cast(e.op, x, dst)
+        return b.cast(e.op, x, dst, flags=e.flags)
 
     def _fconst(self, ty: Ty, value: float) -> V.Value:
         t = ir_type(ty)

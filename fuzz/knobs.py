@@ -59,6 +59,12 @@ class Knobs:
     side_effect_helpers: bool = True
     work_item_builtins: bool = True  # local/group ids, sizes, offsets (global ids are always used)
     runtime_dims: bool = True  # queries whose dimension is a kernel argument or computed (get_global_id(d))
+    mux_builtins: bool = True  # sometimes spell work-item queries `__mux_get_*` (as Vecz's tests do)
+
+    # IR forms real code has.
+    flags: bool = True  # nsw/nuw/exact/disjoint/nneg/samesign on operands masked so they hold
+    access_forms: bool = True  # gep inbounds/nuw, inttoptr(ptrtoint + offset), generic pointers, volatile
+    constant_buffers: bool = True  # some inputs in the __constant address space (2)
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets

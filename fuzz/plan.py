@@ -144,13 +144,15 @@ class Buffer:
     `iota` (read only, 0,1,2,...: a permutation for scatters), `out` (each
     work-item writes only its own `slots`), `uniform` (written only with
     work-item-invariant values), `counter` (atomics only, never read).
-    `count` (elements) is settled by `KernelPlan.finalize`.
+    `count` (elements) is settled by `KernelPlan.finalize`. `addrspace`: 1
+    (`__global`), or 2 (`__constant`) for inputs.
     """
 
     name: str
     role: str
     elem: Ty
     count: int = 0
+    addrspace: int = 1
     # Output buffers: slots per work-item and how a work-item's slots are
     # placed: `linear` (lin*K), `reverse` ((T-1-lin)*K), `perm`
     # (((lin*mul) ^ xor) & (P-1))*K, `indirect` (same through an iota buffer).
@@ -281,9 +283,13 @@ class Lin(Expr):
 
 @dataclass(eq=False)
 class Bin(Expr):
+    """A binary operator. `flags` (`nsw`, `nuw`, `exact`, `disjoint`) only on
+    the shapes the planner builds so that they hold (see `fuzz.planner`)."""
+
     op: str
     a: Expr
     b: Expr
+    flags: tuple[str, ...] = ()
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -312,6 +318,7 @@ class Cmp(Expr):
     pred: str  # icmp or fcmp predicate
     a: Expr
     b: Expr
+    flags: tuple[str, ...] = ()  # `samesign`, on operands masked non-negative
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -346,6 +353,7 @@ class Cast(Expr):
     op: str  # one of CAST_OPS
     a: Expr
     ty: Ty
+    flags: tuple[str, ...] = ()  # `nuw`/`nsw` (trunc), `nneg` (zext, uitofp), on masked operands
 
     def children(self) -> tuple[Expr, ...]:
         return (self.a,)
@@ -376,6 +384,51 @@ class Math(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
+
+
+@dataclass(eq=False)
+class Freeze(Expr):
+    a: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a,)
+
+
+OVERFLOW_OPS = ("sadd", "uadd", "ssub", "usub", "smul", "umul")
+
+
+@dataclass(eq=False)
+class Overflow(Expr):
+    """`extractvalue (llvm.<op>.with.overflow(a, b)), field`: the wrapped
+    result (part 0) or the overflow bit (part 1, i1)."""
+
+    op: str
+    a: Expr
+    b: Expr
+    part: int
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty if self.part == 0 else Ty("i1", self.a.ty.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass
+class Access:
+    """How a memory access reaches its element: the GEP's flags (`inbounds`,
+    `nuw`: every index is in bounds and non-negative by construction),
+    `via` `gep`, `int` (`inttoptr(ptrtoint(base) + bytes)`) or `generic`
+    (through `addrspacecast` to the generic address space 4), `volatile`."""
+
+    gep_flags: tuple[str, ...] = ()
+    via: str = "gep"
+    volatile: bool = False
 
 
 class Addr:
@@ -434,6 +487,7 @@ class ConstAddr(Addr):
 class Load(Expr):
     buffer: Buffer
     addr: Addr
+    access: Access = field(default_factory=Access)
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -447,6 +501,7 @@ class Load(Expr):
 class PrivLoad(Expr):
     array: PrivArray
     index: Expr  # wrapped into the array by the emitter
+    access: Access = field(default_factory=Access)
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -636,6 +691,7 @@ class Store(Stmt):
     buffer: Buffer
     slot: int
     value: Expr
+    access: Access = field(default_factory=Access)
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,)
@@ -677,6 +733,7 @@ class PrivStore(Stmt):
     array: PrivArray
     index: Expr
     value: Expr
+    access: Access = field(default_factory=Access)
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.index, self.value)
@@ -731,6 +788,8 @@ class KernelPlan:
     dims: int = 1
     # The scalar argument that work-item queries may take as their dimension.
     dim_param: ScalarParam | None = None
+    # Work-item builtins spelled `opencl` (`_Z13get_global_idj`) or `mux` (`__mux_get_global_id`).
+    builtins: str = "opencl"
     origin: str = ""
     buffer_seed: int = 0
 

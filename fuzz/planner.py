@@ -30,7 +30,9 @@ from .plan import (
     I32,
     I64,
     INT_MATH,
+    OVERFLOW_OPS,
     VECTOR_TYPES,
+    Access,
     Addr,
     Affine,
     Assign,
@@ -47,6 +49,7 @@ from .plan import (
     Continue,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -59,6 +62,7 @@ from .plan import (
     Math,
     NDRange,
     Neg,
+    Overflow,
     Param,
     ParamRef,
     PrivArray,
@@ -200,6 +204,9 @@ class Planner:
         body.extend(self._epilogue())
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"
+        builtins = "mux" if k.mux_builtins and c.boolean(0.25) else "opencl"
+        if k.access_forms:
+            self._decorate(body)
         plan = KernelPlan(
             name=self.name,
             ndranges=self.ndranges,
@@ -208,6 +215,7 @@ class Planner:
             helpers=self.helpers,
             body=body,
             lin_form=lin_form,
+            builtins=builtins,
             dims=self.dims,
             buffer_seed=c.integer(0, 2**16),
             dim_param=self.dim_param,
@@ -296,7 +304,10 @@ class Planner:
 
     def in_buf(self, ty: Ty) -> Buffer:
         if ty not in self.in_bufs:
-            self.in_bufs[ty] = self._buffer("in", ty)
+            b = self._buffer("in", ty)
+            if self.k.constant_buffers and self.c.boolean(0.3):
+                b.addrspace = 2  # `__constant`: read-only, as the role is
+            self.in_bufs[ty] = b
         return self.in_bufs[ty]
 
     def out_buf(self, ty: Ty) -> Buffer:
@@ -351,6 +362,35 @@ class Planner:
         self.arrays.append(arr)  # only now: the fill must not read the array itself
         store = PrivStore(arr, VarRef(counter), value)
         return Loop(counter, "for", Const(I32, arr.size), "umin", arr.size, [store])
+
+    def _decorate(self, body: list[Stmt]) -> None:
+        """Draw how each memory access of the kernel and its helpers reaches
+        its element (`fuzz.plan.Access`). Every index is in bounds and
+        non-negative by construction, so `inbounds` and `nuw` hold."""
+        bodies = [h.body for h in self.helpers] + [body]
+        for b in bodies:
+            for st, _ in walk_stmts(b):
+                if isinstance(st, (Store, PrivStore)):
+                    st.access = self._access(st.buffer if isinstance(st, Store) else None)
+                for e in st.exprs():
+                    for x in walk_expr(e):
+                        if isinstance(x, Load):
+                            x.access = self._access(x.buffer)
+                        elif isinstance(x, PrivLoad):
+                            x.access = self._access(None)
+        for h in self.helpers:
+            if h.result is not None:
+                for x in walk_expr(h.result):
+                    if isinstance(x, Load):
+                        x.access = self._access(x.buffer)
+
+    def _access(self, buf: Buffer | None) -> Access:
+        c = self.c
+        flags = c.weighted([(3.0, ()), (3.0, ("inbounds",)), (3.0, ("inbounds", "nuw")), (0.5, ("nuw",))])
+        via = "gep"
+        if buf is not None:
+            via = c.weighted([(8.0, "gep"), (1.0, "int"), (1.0 if buf.addrspace == 1 else 0.0, "generic")])
+        return Access(flags, via, c.boolean(0.05))
 
     # ------------------------------------------------------------------
     # Helpers
@@ -775,6 +815,8 @@ class Planner:
                 (2.0, lambda: Bin(c.weighted(BOOL_BINOPS), self.expr(ty, d, sub), self.expr(ty, d, other))),
                 (1.0 if k.select else 0.0, lambda: self._select(ty, d, mode)),
                 (1.0, lambda: Cast("trunc", self.expr(c.choice(self._int_types()), d, sub), ty)),
+                (0.7 if k.flags else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.5 if k.math else 0.0, lambda: self._overflow(c.choice(self._int_types()), d, mode, 1)),
             ]
         elif ty.is_vector and ty.is_bool:
             same = [v for v in self.vec_palette if v.lanes == ty.lanes and not v.is_bool]
@@ -795,8 +837,90 @@ class Planner:
                 (1.5 if ty.is_vector else 0.0, lambda: self._insert(ty, d, mode)),
                 (1.5 if ty.is_vector else 0.0, lambda: self._shuffle(ty, d, mode)),
                 (1.5 if ty.is_vector else 0.0, lambda: Splat(self.expr(ty.scalar, d, sub), ty.lanes)),
+                (1.5 if k.flags and not ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.4, lambda: Freeze(self.expr(ty, d, sub))),
+                (0.6 if k.math and not ty.is_float else 0.0, lambda: self._overflow(ty, d, mode, 0)),
             ]
         return c.weighted(options)()
+
+    # Flags by construction ---------------------------------------------
+
+    def _kconst(self, ty: Ty, value: int) -> Const:
+        """The integer constant `value` (wrapped to the type) of `ty`, splat for a vector."""
+        v = wrap_int(value, ty.bits)
+        return Const(ty, tuple(v for _ in range(ty.lanes)) if ty.is_vector else v)
+
+    def _masked(self, e: Expr, mask: int) -> Expr:
+        return Bin("and", e, self._kconst(e.ty, mask))
+
+    def _flagged(self, ty: Ty, depth: int, mode: str) -> Expr:
+        """An operation carrying a poison-generating flag, on operands masked
+        so that the flag holds: `add`/`sub`/`mul`/`shl` `nsw`/`nuw` on
+        operands small enough not to wrap, `lshr`/`ashr exact` of a value
+        whose shifted-out bits are cleared, `udiv`/`sdiv exact` of a
+        multiple of the divisor, `or disjoint` of complementary masks,
+        `trunc nuw`/`nsw` and `zext`/`uitofp nneg` of values that fit,
+        `icmp samesign` of non-negative values (clang and instcombine put
+        these flags on real code)."""
+        c = self.c
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        ints = [t for t in (I8, Ty("i16"), I32, I64) if t.elem in self.k.types] or [I32]
+        if ty.is_float:
+            src = c.choice(ints).with_lanes(ty.lanes)
+            return Cast("uitofp", self._masked(self.expr(src, depth, sub), (1 << (src.bits - 1)) - 1), ty, ("nneg",))
+        if ty.is_bool:
+            src = c.choice(ints).with_lanes(ty.lanes)
+            m = (1 << (src.bits - 1)) - 1
+            a, b = self._masked(self.expr(src, depth, sub), m), self._masked(self.expr(src, depth, other), m)
+            return Cmp(c.choice(("ult", "ugt", "ule", "uge", "slt", "sgt", "sle", "sge")), a, b, ("samesign",))
+        bits = ty.bits
+        wider = [t.with_lanes(ty.lanes) for t in ints if t.bits > bits]
+        narrower = [t.with_lanes(ty.lanes) for t in ints if t.bits < bits]
+        kind = c.weighted([
+            (3.0, "add"), (2.0, "sub"), (1.5, "mul"), (1.0, "shl"), (1.0, "shr"), (0.7, "div"),
+            (1.0, "or"), (1.0 if wider else 0.0, "trunc"), (1.0 if narrower else 0.0, "zext"),
+        ])
+        quarter = (1 << (bits - 2)) - 1
+        root = (1 << ((bits - 1) // 2)) - 1  # root*root < 2^(bits-1)
+        if kind in ("trunc", "zext"):
+            src = c.choice(wider if kind == "trunc" else narrower)
+            e = self.expr(src, depth, sub)
+            if kind == "zext":
+                return Cast("zext", self._masked(e, (1 << (src.bits - 1)) - 1), ty, ("nneg",))
+            if c.boolean(0.5):
+                return Cast("trunc", self._masked(e, (1 << bits) - 1), ty, ("nuw",))
+            return Cast("trunc", self._masked(e, (1 << (bits - 1)) - 1), ty, c.choice((("nsw",), ("nuw", "nsw"))))
+        a, b = self.expr(ty, depth, sub), self.expr(ty, depth, other)
+        nw = c.choice((("nsw",), ("nuw",), ("nuw", "nsw")))
+        if kind == "add":
+            return Bin("add", self._masked(a, quarter), self._masked(b, quarter), nw)
+        if kind == "sub":
+            if "nuw" in nw:  # a' in [q+1, 2q+1], b' in [0, q]: a' - b' in [1, 2q+1]
+                return Bin("sub", Bin("or", self._masked(a, quarter), self._kconst(ty, quarter + 1)),
+                           self._masked(b, quarter), nw)
+            return Bin("sub", self._masked(a, quarter), self._masked(b, quarter), nw)
+        if kind == "mul":
+            return Bin("mul", self._masked(a, root), self._masked(b, root), nw)
+        if kind == "shl":  # x < 2^(bits/2-1), amount <= bits/2-1
+            return Bin("shl", self._masked(a, (1 << (bits // 2 - 1)) - 1), self._masked(b, bits // 2 - 1), nw)
+        if kind == "shr":
+            k = c.integer(0, bits - 1)
+            return Bin(c.choice(("lshr", "ashr")), self._masked(a, ~((1 << k) - 1)), self._kconst(ty, k), ("exact",))
+        if kind == "div":
+            d = c.choice([x for x in (2, 3, 5, 7, 6, 4) if x <= root] or [1])
+            y = Bin("mul", self._masked(a, root), self._kconst(ty, d))
+            return Bin(c.choice(("udiv", "sdiv")), y, self._kconst(ty, d), ("exact",))
+        m = c.integer(0, (1 << min(bits, 62)) - 1)
+        return Bin("or", self._masked(a, m), self._masked(b, ~m), ("disjoint",))
+
+    def _overflow(self, ty: Ty, depth: int, mode: str, part: int) -> Expr:
+        """`llvm.<op>.with.overflow`: its wrapped result (`part` 0) or overflow bit (1)."""
+        c = self.c
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        return Overflow(c.choice(OVERFLOW_OPS), self.expr(ty, depth, sub), self.expr(ty, depth, other), part)
 
     def _callable(self, h: Helper) -> bool:
         # From a helper: only (earlier) helpers without side effects.
