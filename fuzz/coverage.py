@@ -21,7 +21,9 @@ from .plan import (
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -29,6 +31,7 @@ from .plan import (
     Continue,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -39,10 +42,14 @@ from .plan import (
     Load,
     Loop,
     Math,
+    Overflow,
+    Printf,
+    PrivInit,
     PrivLoad,
     PrivStore,
     Return,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -91,8 +98,10 @@ class Divergence:
             return a.base in ("lin", "gid", "lid")
         if isinstance(a, Indirect):
             return self.addr(a.inner)
-        if isinstance(a, Wrapped):
+        if isinstance(a, (Wrapped, Block)):
             return self.expr(a.expr)
+        if isinstance(a, SelectAddr):
+            return self.expr(a.cond) or self.addr(a.a) or self.addr(a.b)
         return False
 
     def _block(self, body: list[Stmt], div: bool) -> None:
@@ -125,6 +134,9 @@ class Divergence:
             self._block(s.body, c)
         elif isinstance(s, PrivStore):
             if div or self.expr(s.index) or self.expr(s.value):
+                self.arrays.add(s.array.id)
+        elif isinstance(s, PrivInit):
+            if div or (s.addr is not None and self.addr(s.addr)):
                 self.arrays.add(s.array.id)
 
     def _varying_exit(self, body: list[Stmt], under: bool = False) -> bool:
@@ -204,6 +216,15 @@ def features(plan: KernelPlan) -> Counter[str]:
         out["ids: linear id from group/local ids"] += 1
     if plan.arrays:
         out["private array"] += len(plan.arrays)
+        out["private array in a struct (union)"] += sum(a.union for a in plan.arrays)
+    if plan.builtins == "mux":
+        out["builtin: __mux_* spelling"] += 1
+    for b in plan.buffers:
+        if b.addrspace != 1:
+            out[f"buffer in addrspace({b.addrspace})"] += 1
+    for p in plan.scalars:
+        if p.ty.is_vector:
+            out["kernel argument: vector"] += 1
     if div.arrays:
         out["private array (varying contents)"] += len(div.arrays)
     if plan.helpers:
@@ -292,6 +313,13 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
             out["call: statement (side effects)"] += 1
         elif isinstance(s, UniformStore):
             pass
+        elif isinstance(s, PrivInit):
+            out["private array: llvm.memcpy" if s.source is not None else "private array: llvm.memset"] += 1
+        elif isinstance(s, Printf):
+            out["printf"] += 1
+        access = getattr(s, "access", None)
+        if access is not None:
+            _access_features(access, out)
 
 
 def _all(body: list[Stmt]) -> list[Stmt]:
@@ -317,8 +345,31 @@ def _exits(body: list[Stmt]) -> int:
     return n
 
 
+def _access_features(acc: object, out: Counter[str]) -> None:
+    flags = " ".join(acc.gep_flags)  # type: ignore[attr-defined]
+    out[f"memory: gep {flags or 'without flags'}"] += 1
+    if acc.via != "gep":  # type: ignore[attr-defined]
+        out[f"memory: address via {acc.via}"] += 1  # type: ignore[attr-defined]
+    if acc.volatile:  # type: ignore[attr-defined]
+        out["memory: volatile"] += 1
+
+
 def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> None:
     for x in walk_expr(e):
+        access = getattr(x, "access", None)
+        if access is not None:
+            _access_features(access, out)
+        flags = getattr(x, "flags", ())
+        if flags:
+            out[f"flags: {getattr(x, 'op', getattr(x, 'pred', ''))} {' '.join(flags)}"] += 1
+        if isinstance(x, Builtin):
+            out[f"OpenCL builtin: {x.name}"] += 1
+        elif isinstance(x, Overflow):
+            out["llvm.*.with.overflow + extractvalue"] += 1
+        elif isinstance(x, Freeze):
+            out["freeze"] += 1
+        elif isinstance(x, PrivLoad) and x.view:
+            out["private array: scalar view of vectors"] += 1
         if x.ty.elem != "void":
             out[f"type: {x.ty.llvm}"] += 1
         if isinstance(x, Select):
@@ -363,6 +414,10 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
         return "gather (computed index)" if d.expr(a.expr) else "uniform"
     if isinstance(a, Indirect):
         return "gather (index buffer)"
+    if isinstance(a, SelectAddr):
+        return "select of two pointers"
+    if isinstance(a, Block):
+        return "block"
     assert isinstance(a, Affine)
     if a.base == "grp":
         return "uniform"

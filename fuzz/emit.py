@@ -32,14 +32,17 @@ from vectorizer.ir import values as V
 from vectorizer.ir.builder import Builder
 
 from .plan import (
+    OPENCL_BUILTINS,
     Access,
     Addr,
     Affine,
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
     Buffer,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -63,12 +66,15 @@ from .plan import (
     Neg,
     Overflow,
     ParamRef,
+    Printf,
     PrivArray,
+    PrivInit,
     PrivLoad,
     PrivStore,
     Return,
     ScalarParam,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -101,7 +107,7 @@ WORK_ITEM_NAMES = {
 def ir_type(ty: Ty) -> T.Type:
     """Our IR type for a plan type."""
     if ty.is_float:
-        scalar: T.Type = T.FloatType("float" if ty.bits == 32 else "double")
+        scalar: T.Type = T.FloatType({16: "half", 32: "float", 64: "double"}[ty.bits])
     else:
         scalar = T.IntType(ty.bits)
     return T.VectorType(scalar, ty.lanes) if ty.is_vector else scalar
@@ -125,6 +131,36 @@ def _largest_below(limit: int, ty: Ty) -> float:
         bits = struct.unpack("<Q", struct.pack("<d", x))[0]
         x = struct.unpack("<d", struct.pack("<Q", bits - 1 if x > 0 else bits + 1))[0]
     return x
+
+
+def _alloc_size(ty: Ty) -> int:
+    """Bytes one element of `ty` takes in memory (vectors round up to a power of two)."""
+    return max(1, next_pow2(ty.total_bits) // 8)
+
+
+_ITANIUM = {"i8": ("c", "h"), "i16": ("s", "t"), "i32": ("i", "j"), "i64": ("l", "m"),
+            "f16": ("Dh", "Dh"), "f32": ("f", "f"), "f64": ("d", "d")}
+
+
+def mangle(name: str, params: list[Ty], signed: bool = True) -> str:
+    """The SPIR (Itanium) mangled name of OpenCL builtin `name` over `params`:
+    `_Z4fabsf`, `_Z3maxDv4_iS_` (a repeated vector type is a substitution)."""
+    assert name in OPENCL_BUILTINS, name
+    out = []
+    seen: list[str] = []
+    for t in params:
+        code = _ITANIUM[t.elem][0 if signed else 1]
+        if not t.is_vector:
+            out.append(code)
+            continue
+        full = f"Dv{t.lanes}_{code}"
+        if full in seen:
+            k = seen.index(full)
+            out.append("S_" if k == 0 else f"S{k - 1}_")
+        else:
+            seen.append(full)
+            out.append(full)
+    return f"_Z{len(name)}{name}{''.join(out)}"
 
 
 @dataclass
@@ -237,9 +273,12 @@ class FunctionEmitter:
         entry = self.new_block("entry")
         self.set_block(entry)
         for arr in plan.arrays:
-            self.arrays[arr.id] = self.b.alloca(
-                T.ArrayType(ir_type(arr.elem), arr.size), align=self._align(arr.elem), name=arr.name
-            )
+            aty: T.Type = T.ArrayType(ir_type(arr.elem), arr.size)
+            if arr.union:
+                st = self.mod.module.get_struct_type(f"union.{arr.name}")
+                st.set_body((aty,))
+                aty = st
+            self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
         for buf in plan.buffers:
             if buf.role == "out":
@@ -426,6 +465,10 @@ class FunctionEmitter:
                     volatile=s.access.volatile)
         elif isinstance(s, CallStmt):
             self.expr(s.call)
+        elif isinstance(s, PrivInit):
+            self._priv_init(s)
+        elif isinstance(s, Printf):
+            self._printf(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
 
@@ -608,9 +651,26 @@ class FunctionEmitter:
         assert count & (count - 1) == 0, count
         return self.b.and_(v, V.const_int(v.type, count - 1))
 
-    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = ()) -> V.Value:
+    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = (), view: bool = False) -> V.Value:
+        """The address of element `idx` of a private array (of scalar `idx`
+        of its `size * lanes` scalars with `view`)."""
         zero = V.const_int(idx.type, 0)
-        return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), self.arrays[arr.id], [zero, idx], flags=flags)
+        base = self.arrays[arr.id]
+        if view:
+            return self.b.gep(ir_type(arr.elem.scalar), base, [idx], flags=flags)
+        aty = T.ArrayType(ir_type(arr.elem), arr.size)
+        if arr.union:
+            return self.b.gep(base.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
+        return self.b.gep(aty, base, [zero, idx], flags=flags)
+
+    def _load_ptr(self, a: Addr, buf: Buffer, acc: Access) -> V.Value:
+        """The address a load of `buf` at `a` reads."""
+        if isinstance(a, SelectAddr):
+            cond = self.expr(a.cond)
+            p = self._load_ptr(a.a, buf, acc)
+            q = self._load_ptr(a.b, buf, acc)
+            return self.b.select(cond, p, q)
+        return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
 
     def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
         """The address of element `idx` of a buffer, reached as `acc` says."""
@@ -658,13 +718,15 @@ class FunctionEmitter:
         if isinstance(e, Math):
             return self._math(e)
         if isinstance(e, Load):
-            idx = self.addr(e.addr, e.buffer)
-            p = self._element_ptr(e.buffer.elem, self.args[id(e.buffer)], idx, e.access)
+            p = self._load_ptr(e.addr, e.buffer, e.access)
             return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem), volatile=e.access.volatile)
         if isinstance(e, PrivLoad):
-            idx = self._wrap(self.expr(e.index), e.array.size)
-            return b.load(ir_type(e.array.elem), self._priv_ptr(e.array, idx, e.access.gep_flags),
-                          align=self._align(e.array.elem), volatile=e.access.volatile)
+            n = e.array.size * (e.array.elem.lanes if e.view else 1)
+            idx = self._wrap(self.expr(e.index), n)
+            return b.load(ir_type(e.ty), self._priv_ptr(e.array, idx, e.access.gep_flags, e.view),
+                          align=self._align(e.ty), volatile=e.access.volatile)
+        if isinstance(e, Builtin):
+            return self._builtin(e)
         if isinstance(e, Freeze):
             return b.freeze(self.expr(e.a))
         if isinstance(e, Overflow):
@@ -695,7 +757,10 @@ class FunctionEmitter:
     def _lane(self, index: Expr | int, lanes: int) -> V.Value:
         if isinstance(index, int):
             return self.i64(index)
-        return self._wrap(self.expr(index), lanes)
+        v = self.expr(index)
+        if lanes & (lanes - 1):  # 3 lanes: `urem` (the divisor is a non-zero constant)
+            return self.b.urem(v, V.const_int(v.type, lanes))
+        return self._wrap(v, lanes)
 
     def _bin(self, e: Bin) -> V.Value:
         b = self.b
@@ -753,6 +818,44 @@ class FunctionEmitter:
         fn = self.mod.intrinsic(name, t, types)
         return b.call(fn, args)
 
+    def _priv_init(self, s: PrivInit) -> None:
+        b = self.b
+        arr = s.array
+        dst = self.arrays[arr.id]
+        nbytes = V.const_int(T.IntType(64), _alloc_size(arr.elem) * arr.size)
+        false = V.const_int(T.IntType(1), 0)
+        if s.source is None:
+            fn = self.mod.intrinsic("llvm.memset.p0.i64", T.VoidType(),
+                                    [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, V.const_int(T.IntType(8), 0), nbytes, false])
+            return
+        assert s.addr is not None
+        src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
+        fn = self.mod.intrinsic(f"llvm.memcpy.p0.p{s.source.addrspace}.i64", T.VoidType(),
+                                [dst.type, src.type, T.IntType(64), T.IntType(1)])
+        b.call(fn, [dst, src, nbytes, false])
+
+    def _printf(self, s: Printf) -> None:
+        from vectorizer.ir.module import GlobalVariable
+
+        data = s.fmt.encode() + b"\0"
+        aty = T.ArrayType(T.IntType(8), len(data))
+        name = f".str{len(self.mod.module.globals)}"
+        gv = GlobalVariable(name, aty, V.ConstantDataString(aty, data), linkage="private", is_constant=True,
+                            addrspace=2, align=1, attrs="unnamed_addr")
+        self.mod.module.add_global(gv)
+        fmt_ty = T.PointerType(2)
+        fn = self.mod.declare("printf", T.IntType(32), [fmt_ty])
+        if not fn.function_type.vararg:
+            fn.function_type = T.FunctionType(T.IntType(32), (fmt_ty,), True)
+        self.b.call(fn, [gv, *[self.expr(a) for a in s.args]])
+
+    def _builtin(self, e: Builtin) -> V.Value:
+        args = [self.expr(a) for a in e.args]
+        name = mangle(e.name, [a.ty for a in e.args], e.signed)
+        fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])
+        return self.b.call(fn, args)
+
     def _call(self, e: Call) -> V.Value:
         h = e.helper
         args = [self.expr(a) for a in e.args]
@@ -774,6 +877,9 @@ class FunctionEmitter:
             return self.i64(a.index)
         if isinstance(a, Wrapped):
             return self._wrap(self.expr(a.expr), buf.count)
+        if isinstance(a, Block):
+            v = self.expr(a.expr)
+            return b.and_(v, V.const_int(v.type, buf.count - a.size))
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])

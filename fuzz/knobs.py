@@ -22,14 +22,14 @@ class Knobs:
     max_dims: int = 3  # NDRange dimensions (1..3)
     max_trip: int = 8  # largest trip count of one loop
     max_iterations: int = 48  # product of the trip counts of nested loops
-    max_loop_nest: int = 3
+    max_loop_nest: int = 4
     max_helpers: int = 2
     max_arrays: int = 2
     max_params: int = 3  # scalar (by-value) arguments
     max_total: int = 256  # work-items per NDRange
 
     # Types.
-    types: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "f32", "f64")
+    types: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "f16")
     vectors: bool = True  # short vector types (<4 x float>, <2 x i64>, ...)
 
     # Control flow.
@@ -46,7 +46,7 @@ class Knobs:
 
     # Memory.
     memory: tuple[str, ...] = (
-        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop", "clamped",
+        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop", "clamped", "select",
     )
     uniform_stores: bool = True
     private_arrays: bool = True
@@ -65,6 +65,9 @@ class Knobs:
     flags: bool = True  # nsw/nuw/exact/disjoint/nneg/samesign on operands masked so they hold
     access_forms: bool = True  # gep inbounds/nuw, inttoptr(ptrtoint + offset), generic pointers, volatile
     constant_buffers: bool = True  # some inputs in the __constant address space (2)
+    mem_intrinsics: bool = True  # private arrays filled by llvm.memset / llvm.memcpy
+    opencl_builtins: bool = True  # calls to OpenCL C builtins the oracle computes exactly (fabs, max, isnan...)
+    printf: bool = True
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets
@@ -104,7 +107,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
                     max_helpers=0, max_arrays=0, atomics=False),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
-    "loops": dict(size=22, max_depth=4, max_loop_nest=3, switch=False, vectors=False,
+    "loops": dict(size=22, max_depth=5, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
                   max_helpers=0),
     # Memory patterns and types, little control flow.
     "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,

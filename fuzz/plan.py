@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 class Ty:
     """A first-class value type: a scalar (`lanes == 1`) or a short vector."""
 
-    elem: str  # i1 i8 i16 i32 i64 f32 f64
+    elem: str  # i1 i8 i16 i32 i64 f16 f32 f64
     lanes: int = 1
 
     @property
@@ -66,7 +66,7 @@ class Ty:
     @property
     def llvm(self) -> str:
         """LLVM spelling: `i32`, `float`, `<4 x double>`."""
-        s = {"f32": "float", "f64": "double"}.get(self.elem, self.elem)
+        s = {"f16": "half", "f32": "float", "f64": "double"}.get(self.elem, self.elem)
         return f"<{self.lanes} x {s}>" if self.is_vector else s
 
     @property
@@ -79,7 +79,7 @@ class Ty:
         """OpenCL C-like spelling, for the pseudo-C dump."""
         s = {
             "i1": "bool", "i8": "char", "i16": "short", "i32": "int", "i64": "long",
-            "f32": "float", "f64": "double",
+            "f16": "half", "f32": "float", "f64": "double",
         }[self.elem]
         return f"{s}{self.lanes}" if self.is_vector else s
 
@@ -88,19 +88,30 @@ class Ty:
 
 
 I1, I8, I16, I32, I64 = Ty("i1"), Ty("i8"), Ty("i16"), Ty("i32"), Ty("i64")
-F32, F64 = Ty("f32"), Ty("f64")
+F16, F32, F64 = Ty("f16"), Ty("f32"), Ty("f64")
 VOID = Ty("void")  # only the type of a call to a void helper
 SCALAR_TYPES = (I1, I8, I16, I32, I64, F32, F64)
 VECTOR_TYPES = (
     Ty("i32", 2), Ty("i32", 4), Ty("f32", 4), Ty("f32", 2), Ty("f64", 2),
     Ty("i16", 4), Ty("i8", 8), Ty("i64", 2), Ty("i8", 4),
+    # OpenCL's other shapes: 3 lanes (kept in memory as 4, as clang does), 8
+    # and 16 lanes, 2 narrow lanes, and vectors of half.
+    Ty("f32", 3), Ty("i32", 3), Ty("i8", 3), Ty("i16", 3), Ty("i64", 3), Ty("f64", 3),
+    Ty("f32", 8), Ty("i32", 8), Ty("i16", 8), Ty("f64", 4), Ty("i64", 4), Ty("i8", 16),
+    Ty("f32", 16), Ty("i32", 16), Ty("i16", 16), Ty("i8", 2), Ty("i16", 2), Ty("f16", 4),
+    Ty("f64", 8), Ty("i64", 8),
 )
+
+
+def memory_type(ty: Ty) -> Ty:
+    """The type a value of `ty` has in a buffer: 3-lane vectors take 4 lanes."""
+    return ty.with_lanes(4) if ty.lanes == 3 else ty
 
 
 def parse_ty(text: str) -> Ty:
     """`i32`, `f32`, `4xf32`, `<4 x float>`, `float` -> Ty."""
     t = text.strip()
-    names = {"float": "f32", "double": "f64"}
+    names = {"half": "f16", "float": "f32", "double": "f64"}
     if t.startswith("<"):
         n, _, e = t[1:-1].partition(" x ")
         return Ty(names.get(e.strip(), e.strip()), int(n))
@@ -178,12 +189,15 @@ Param = ScalarParam | Buffer
 
 @dataclass(eq=False)
 class PrivArray:
-    """A private (per work-item) array, fully initialised before any read."""
+    """A private (per work-item) array, fully initialised before any read.
+    `union`: allocated inside a one-field struct (`%union.privN = type {[N x
+    T]}`), as OpenCL C unions of a vector and an array are."""
 
     id: int
     elem: Ty
     size: int  # a power of two
     varying: bool = False  # planner's intent: filled with work-item-dependent values
+    union: bool = False
 
     @property
     def name(self) -> str:
@@ -484,6 +498,30 @@ class ConstAddr(Addr):
 
 
 @dataclass(eq=False)
+class SelectAddr(Addr):
+    """`select(cond, &buf[a], &buf[b])`: a select of two pointers into one buffer."""
+
+    cond: Expr
+    a: Addr
+    b: Addr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond, *self.a.exprs(), *self.b.exprs())
+
+
+@dataclass(eq=False)
+class Block(Addr):
+    """`expr & (count - size)`: the first of `size` consecutive elements (count
+    and size powers of two), for a `memcpy` source."""
+
+    expr: Expr
+    size: int
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
 class Load(Expr):
     buffer: Buffer
     addr: Addr
@@ -502,13 +540,45 @@ class PrivLoad(Expr):
     array: PrivArray
     index: Expr  # wrapped into the array by the emitter
     access: Access = field(default_factory=Access)
+    # Read one scalar of an array of vectors: the array seen as
+    # `size * lanes` scalars (what a union of a vector and an array does).
+    view: bool = False
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
-        return self.array.elem
+        return self.array.elem.scalar if self.view else self.array.elem
 
     def children(self) -> tuple[Expr, ...]:
         return (self.index,)
+
+
+# OpenCL C builtins the generator calls, each computed exactly by the
+# oracle's runtime: name -> (arity, kind). `float`: float types (results
+# the same type); `int`: integer types; `rel`: floats in, an integer of
+# the same width out (a vector gives -1/0 per lane, a scalar 1/0).
+OPENCL_BUILTINS = {
+    "fabs": (1, "float"), "floor": (1, "float"), "ceil": (1, "float"), "trunc": (1, "float"),
+    "rint": (1, "float"), "round": (1, "float"), "sqrt": (1, "float"), "fmin": (2, "float"),
+    "fmax": (2, "float"), "fma": (3, "float"), "mad": (3, "float"),
+    "abs": (1, "int"), "max": (2, "int"), "min": (2, "int"), "clz": (1, "int"),
+    "popcount": (1, "int"),
+    "isnan": (1, "rel"), "isinf": (1, "rel"), "isfinite": (1, "rel"), "isnormal": (1, "rel"),
+    "signbit": (1, "rel"), "isless": (2, "rel"), "isgreater": (2, "rel"), "isequal": (2, "rel"),
+}
+
+
+@dataclass(eq=False)
+class Builtin(Expr):
+    """A call to an OpenCL C builtin (`OPENCL_BUILTINS`), mangled by the
+    emitter; `signed` picks the signed or unsigned integer overload."""
+
+    name: str
+    args: tuple[Expr, ...]
+    ty: Ty
+    signed: bool = True
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
 
 
 @dataclass(eq=False)
@@ -737,6 +807,32 @@ class PrivStore(Stmt):
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.index, self.value)
+
+
+@dataclass(eq=False)
+class PrivInit(Stmt):
+    """Fill a private array at once: zeros (`llvm.memset`), or `size`
+    consecutive elements of an input buffer (`llvm.memcpy`, from `addr`)."""
+
+    array: PrivArray
+    source: Buffer | None = None
+    addr: Block | None = None
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.addr.exprs() if self.addr is not None else ()
+
+
+@dataclass(eq=False)
+class Printf(Stmt):
+    """`printf(format, args...)` (scalars; floats passed as double). The
+    oracle does not compare what is printed: it checks the arguments'
+    evaluation and the call's place in the control flow."""
+
+    fmt: str
+    args: tuple[Expr, ...]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.args
 
 
 @dataclass(eq=False)

@@ -23,6 +23,7 @@ from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
     ATOMIC_FAMILIES,
+    F16,
     F32,
     FLOAT_MATH,
     I1,
@@ -30,6 +31,7 @@ from .plan import (
     I32,
     I64,
     INT_MATH,
+    OPENCL_BUILTINS,
     OVERFLOW_OPS,
     VECTOR_TYPES,
     Access,
@@ -38,8 +40,10 @@ from .plan import (
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
     Buffer,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -65,12 +69,15 @@ from .plan import (
     Overflow,
     Param,
     ParamRef,
+    Printf,
     PrivArray,
+    PrivInit,
     PrivLoad,
     PrivStore,
     Return,
     ScalarParam,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -84,6 +91,7 @@ from .plan import (
     WorkItem,
     Wrapped,
     max_id,
+    memory_type,
     walk_expr,
     walk_stmts,
 )
@@ -110,6 +118,16 @@ LOCAL_SIZES_1D = (16, 8, 32, 12, 7, 1, 64, 5, 24, 3)
 LOCAL_SIZES_2D = ((8, 2), (4, 4), (16, 1), (5, 3), (1, 4), (8, 8), (3, 2))
 LOCAL_SIZES_3D = ((4, 2, 2), (8, 2, 1), (2, 2, 2), (3, 1, 2), (1, 2, 3))
 MIN_INPUT_ELEMS = 64  # constant indices stay below this
+
+
+def f16_round(x: float) -> float:
+    """`x` rounded to the nearest binary16 value (infinite beyond its range)."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return x
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
 
 
 def f32_round(x: float) -> float:
@@ -177,6 +195,7 @@ class Planner:
         self._buf_names = 0
         self.dim_param: ScalarParam | None = None  # the run-time dimension argument
         self._in_dim = False  # drawing a computed dimension (no nested ones)
+        self._in_select = False  # drawing the addresses of a pointer select (no nested ones)
 
     # ------------------------------------------------------------------
     # Entry point
@@ -263,7 +282,7 @@ class Planner:
 
     def _palettes(self) -> None:
         c, k = self.c, self.k
-        scalars = [Ty(t) for t in ("i32", "i1", "i64", "f32", "i8", "i16", "f64") if t in k.types]
+        scalars = [Ty(t) for t in ("i32", "i1", "i64", "f32", "i8", "i16", "f64", "f16") if t in k.types]
         self.palette = [I32] if "i32" in k.types or not scalars else []
         for t in scalars:
             if t != I32 and c.boolean(0.45):
@@ -273,18 +292,19 @@ class Planner:
         if k.vectors:
             allowed = [v for v in VECTOR_TYPES if v.elem in k.types]
             for v in allowed:
-                if c.boolean(0.12):
+                if c.boolean(0.08):
                     self.vec_palette.append(v)
 
     def _scalar_param(self) -> None:
         c = self.c
         options = [t for t in self.palette if t != I1] or [I32]
-        ty = c.choice(options)
-        value: int | float
+        vectors = [v for v in self.vec_palette if v.lanes != 3 and not v.is_bool]
+        ty = c.choice(vectors) if vectors and c.boolean(0.15) else c.choice(options)
+        value: int | float  # a vector argument is the value in every lane
         if ty.is_float:
             value = self._float_value(ty)
         else:
-            value = self._int_value(ty)
+            value = self._int_value(ty.scalar)
         self.params.append(ScalarParam(f"arg{len(self.params)}", ty, value))
 
     def _dim_param(self) -> None:
@@ -348,9 +368,20 @@ class Planner:
     def _private_array(self) -> Stmt:
         """Declare a private array and fill it in a uniform loop (no read of an
         uninitialised element is possible afterwards)."""
-        c = self.c
+        c, k = self.c, self.k
         elems = [t for t in self.palette if t != I1] + self.vec_palette or [I32]
         arr = PrivArray(len(self.arrays), c.choice(elems), c.choice((4, 8, 2, 16)))
+        arr.union = k.access_forms and c.boolean(0.2)
+        init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
+                           (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
+        if init != "loop":
+            source, addr = None, None
+            if init == "memcpy":
+                source = self.in_buf(arr.elem)
+                addr = Block(self.expr(c.choice((I32, I64)), 2, ANY), arr.size)
+                arr.varying = _mentions_varying(addr.expr)
+            self.arrays.append(arr)
+            return PrivInit(arr, source, addr)
         counter = self._var(I32)
         self.counters[counter.id] = arr.size - 1
         self.scopes.append([counter])
@@ -471,6 +502,7 @@ class Planner:
         else:
             if var.ty.is_bool:
                 value = Cast("zext", value, I8.with_lanes(var.ty.lanes))
+            value = _in_memory(value)
             buf = self.out_buf(value.ty)
         slot = buf.slots
         buf.slots += 1
@@ -506,6 +538,7 @@ class Planner:
             (1.0 if kernel and self.arrays else 0.0, self._priv_store_stmt),
             (1.0 if kernel and side_helpers else 0.0, lambda: self._call_stmt(side_helpers)),
             (0.4 if kernel and k.uniform_stores else 0.0, self._uniform_store_stmt),
+            (0.3 if kernel and k.printf else 0.0, self._printf_stmt),
         ]
         return c.weighted(options)()
 
@@ -557,10 +590,31 @@ class Planner:
                 value = self.expr(self._new_var_type(), k.expr_depth, ANY)
             if value.ty.is_bool:
                 value = Cast("zext", value, I8.with_lanes(value.ty.lanes))
+            value = _in_memory(value)
             buf = self.out_buf(value.ty)
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
+
+    def _printf_stmt(self) -> Stmt:
+        """`printf` of a few scalars: what a debugging kernel does."""
+        c = self.c
+        args: list[Expr] = []
+        fmt = []
+        for _ in range(c.integer(0, 3)):
+            ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
+            e = self.expr(ty, 2, ANY)
+            if ty.is_float:
+                if ty.bits < 64:
+                    e = Cast("fpext", e, Ty("f64"))  # C's default promotion
+                fmt.append("%f")
+            elif ty.bits < 32:
+                e = Cast("sext", e, I32)
+                fmt.append("%d")
+            else:
+                fmt.append("%ld" if ty.bits == 64 else "%d")
+            args.append(e)
+        return Printf(f"k{len(args)}: " + " ".join(fmt) + "\n", tuple(args))
 
     def _uniform_store_stmt(self) -> Stmt:
         ty = self.c.choice([t for t in self.palette if t != I1] or [I32])
@@ -743,6 +797,7 @@ class Planner:
                 value: Expr = VarRef(v)
                 if v.ty.is_bool:
                     value = Cast("zext", value, I8.with_lanes(v.ty.lanes))
+                value = _in_memory(value)
                 buf = self.out_buf(value.ty)
                 out.append(Store(buf, buf.slots, value))
                 buf.slots += 1
@@ -784,8 +839,11 @@ class Planner:
         ]
         loads_ok = kernel and any(w > 0 for w, _ in self._addr_options(mode)) and (ty.lanes == 1 or ty in self.vec_palette)
         arrays = [a for a in self.arrays if a.elem == ty] if kernel and mode in (ANY, VARYING) else []
+        views = [a for a in self.arrays if a.elem.is_vector and a.elem.lanes != 3 and a.elem.scalar == ty
+                 and not ty.is_vector] if kernel and mode in (ANY, VARYING) else []
         if mode == VARYING:
             arrays = [a for a in arrays if a.varying]
+            views = [a for a in views if a.varying]
         options: list[tuple[float, Callable[[], Expr]]] = [
             (2.0 if mode != VARYING else 0.0, lambda: self._const(ty)),
             (5.0 if vars_ and mode != INVARIANT else 0.0, lambda: VarRef(c.choice(vars_[-6:]))),
@@ -795,6 +853,7 @@ class Planner:
              lambda: _convert(Lin(), ty)),
             (3.0 if loads_ok and ty != I1 else 0.0, lambda: self._load(ty, mode)),
             (1.0 if arrays else 0.0, lambda: self._priv_load(c.choice(arrays))),
+            (0.7 if views else 0.0, lambda: self._priv_load(c.choice(views), view=True)),
         ]
         if all(w <= 0 for w, _ in options):
             return None
@@ -840,6 +899,8 @@ class Planner:
                 (1.5 if k.flags and not ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4, lambda: Freeze(self.expr(ty, d, sub))),
+                (1.0 if k.opencl_builtins and not ty.is_bool else 0.0,
+                 lambda: self._builtin(ty, d, mode) or self.expr(ty, d, mode)),
                 (0.6 if k.math and not ty.is_float else 0.0, lambda: self._overflow(ty, d, mode, 0)),
             ]
         return c.weighted(options)()
@@ -970,7 +1031,9 @@ class Planner:
             v = c.integer(-100000, 100000) / 64.0
         else:
             v = c.choice(FLOAT_CONSTS)
-        return f32_round(v) if ty == F32 else float(v)
+        if ty.scalar == F16:
+            return f16_round(v)
+        return f32_round(v) if ty.scalar == F32 else float(v)
 
     def _work_item(self, ty: Ty, mode: str) -> Expr:
         c, k = self.c, self.k
@@ -1023,7 +1086,7 @@ class Planner:
         def affine(stride: int, counter: bool = False) -> Callable[[], Addr]:
             return lambda: self._affine(stride, counter)
 
-        return [
+        options: list[tuple[float, Callable[[], Addr]]] = [
             (1.0 if "uniform" in mem and uniform_ok else 0.0, lambda: ConstAddr(c.integer(0, MIN_INPUT_ELEMS - 1))),
             (1.0 if "uniform" in mem and mode in (ANY, UNIFORM) else 0.0,
              lambda: Wrapped(self.expr(c.choice((I32, I64)), 2, UNIFORM))),
@@ -1039,6 +1102,21 @@ class Planner:
              lambda: self._affine(c.choice((1, 2, -1)), True)),
             (1.5 if "clamped" in mem and varying_ok else 0.0, self._clamped),
         ]
+        if "select" in mem and not self._in_select and any(w > 0 for w, _ in options):
+            options.append((1.0, lambda: self._select_addr(mode)))
+        return options
+
+    def _select_addr(self, mode: str) -> Addr:
+        """`select(cond, &buf[a], &buf[b])`: a select of two pointers."""
+        c = self.c
+        self._in_select = True
+        try:
+            cond = self._cond(1, mode)
+            a = c.weighted(self._addr_options(mode))()
+            b = c.weighted(self._addr_options(mode))()
+        finally:
+            self._in_select = False
+        return SelectAddr(cond, a, b)
 
     def _clamped(self) -> Affine:
         """A neighbour at a clamped coordinate, `in[clamp(id + d, 0, hi)]`:
@@ -1065,10 +1143,33 @@ class Planner:
 
     def _load(self, ty: Ty, mode: str) -> Expr:
         addr = self.c.weighted(self._addr_options(mode))()
-        return Load(self.in_buf(ty), addr)
+        load = Load(self.in_buf(memory_type(ty)), addr)
+        if ty.lanes == 3:  # as clang loads a 3-vector: 4 lanes, then the first 3
+            return Shuffle(load, load, (0, 1, 2))
+        return load
 
-    def _priv_load(self, arr: PrivArray) -> Expr:
-        return PrivLoad(arr, self.expr(self.c.choice((I32, I64)), 1, ANY))
+    def _priv_load(self, arr: PrivArray, view: bool = False) -> Expr:
+        return PrivLoad(arr, self.expr(self.c.choice((I32, I64)), 1, ANY), view=view)
+
+    def _builtin(self, ty: Ty, depth: int, mode: str) -> Expr | None:
+        """A call to an OpenCL C builtin (`OPENCL_BUILTINS`) returning `ty`, if one fits."""
+        c = self.c
+        if ty.is_bool or ty.lanes not in (1, 2, 3, 4, 8, 16):
+            return None
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        kinds = ["float"] if ty.is_float else ["int"]
+        # Relationals: float arguments, an int result (scalar), or an
+        # integer vector as wide as the floats (vector).
+        rel = [f for f in ("f16", "f32", "f64") if f in self.k.types and (
+            (ty.lanes == 1 and ty.bits == 32) or (ty.lanes > 1 and int(f[1:]) == ty.bits))]
+        if not ty.is_float and rel:
+            kinds.append("rel")
+        name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds])
+        arity, kind = OPENCL_BUILTINS[name]
+        arg_ty = Ty(c.choice(rel), ty.lanes) if kind == "rel" else ty
+        args = [self.expr(arg_ty, depth, sub)] + [self.expr(arg_ty, depth, other) for _ in range(arity - 1)]
+        return Builtin(name, tuple(args), ty, signed=c.boolean(0.5))
 
     # Operators ---------------------------------------------------------
 
@@ -1174,6 +1275,14 @@ def _dims_of(r: NDRange) -> int:
     return 1
 
 
+def _in_memory(value: Expr) -> Expr:
+    """`value` as stored: a 3-vector is widened to 4 lanes (the 4th a copy of
+    the first: every stored byte is defined), as clang stores a 3-vector."""
+    if value.ty.lanes == 3:
+        return Shuffle(value, value, (0, 1, 2, 0))
+    return value
+
+
 def _var_fits(v: Var, mode: str) -> bool:
     if mode == VARYING:
         return v.varying
@@ -1236,6 +1345,8 @@ def _cast_ops(src: Ty, dst: Ty) -> list[str]:
     if src.is_float and dst.is_int:
         if dst.is_bool:
             return []
+        if src.bits == 16:  # the clamp bounds are not halves
+            return ["fptosi.sat", "fptoui.sat"]
         return ["fptosi.sat", "fptoui.sat", "fptosi.clamp"]
     return []
 
@@ -1264,6 +1375,11 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
         elif isinstance(a, Indirect):
             addr_need(a.index_buffer, a.inner)
             need(buf, 1)
+        elif isinstance(a, SelectAddr):
+            addr_need(buf, a.a)
+            addr_need(buf, a.b)
+        elif isinstance(a, Block):
+            need(buf, a.size)
         else:
             need(buf, 1)
 
@@ -1272,6 +1388,8 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
     for body in bodies:
         for s, _ in walk_stmts(body):
             exprs.extend(s.exprs())
+            if isinstance(s, PrivInit) and s.source is not None and s.addr is not None:
+                addr_need(s.source, s.addr)
     exprs.extend(h.result for h in plan.helpers if h.result is not None)
     for e in exprs:
         for x in walk_expr(e):

@@ -270,7 +270,9 @@ def _random_knobs(r: random.Random) -> dict:
     for name in ("divergent_if", "uniform_if", "loops", "divergent_loops", "nested_loops",
                  "break_continue", "early_return", "multi_exit", "switch", "select", "vectors",
                  "uniform_stores", "private_arrays", "atomics", "math", "fmuladd", "helpers",
-                 "side_effect_helpers", "work_item_builtins", "offsets", "multi_ndrange"):
+                 "side_effect_helpers", "work_item_builtins", "offsets", "multi_ndrange", "runtime_dims",
+                 "mux_builtins", "flags", "access_forms", "constant_buffers", "mem_intrinsics",
+                 "opencl_builtins", "printf"):
         if r.random() < 0.3:
             kw[name] = not getattr(base, name)
     kw["types"] = tuple(t for t in base.types if r.random() < 0.6) or ("f64",)

@@ -14,6 +14,7 @@ from fuzz.plan import (
     I1,
     Affine,
     Bin,
+    Block,
     Break,
     Buffer,
     ConstAddr,
@@ -24,7 +25,9 @@ from fuzz.plan import (
     Load,
     Loop,
     Math,
+    PrivInit,
     Return,
+    SelectAddr,
     Stmt,
     Switch,
     UniformStore,
@@ -128,7 +131,7 @@ def test_profiles_and_overrides() -> None:
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_every_profile_plans_valid_kernels(profile: str) -> None:
     for s in range(25):
-        _check_plan(_plan(s, profile=profile))
+        _check_plan(_plan(s, profile=profile), make_knobs(profile=profile))
 
 
 def test_switching_features_off_removes_them() -> None:
@@ -206,6 +209,11 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
     elif isinstance(a, Indirect):
         assert buf.count == next_pow2(buf.count)
         _check_addr(p, a.index_buffer, a.inner, counters)
+    elif isinstance(a, SelectAddr):  # both pointers in bounds
+        _check_addr(p, buf, a.a, counters)
+        _check_addr(p, buf, a.b, counters)
+    elif isinstance(a, Block):  # `expr & (count - size)` .. + size - 1 in bounds
+        assert buf.count == next_pow2(buf.count) and a.size == next_pow2(a.size) and a.size <= buf.count
     else:  # pragma: no cover
         raise AssertionError(a)
 
@@ -265,6 +273,9 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
                         assert x.kind not in ("global_id", "local_id", "group_id")
             if isinstance(s, If):
                 assert s.cond.ty == I1
+            if isinstance(s, PrivInit) and s.source is not None:
+                assert s.addr is not None and s.source.role == "in" and s.source.elem == s.array.elem
+                _check_addr(p, s.source, s.addr, counters)
     for h in p.helpers:
         if h.result is not None:
             exprs.append(h.result)
@@ -272,6 +283,7 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
         for x in walk_expr(e):
             if isinstance(x, Load):
                 assert x.buffer.role in ("in", "index", "iota")
+                assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
                 _check_addr(p, x.buffer, x.addr, counters)
             if isinstance(x, Bin) and x.op in ("sdiv", "srem"):
                 assert not x.ty.is_bool
