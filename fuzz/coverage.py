@@ -29,6 +29,8 @@ from .plan import (
     Cast,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     Expr,
     Extract,
     Freeze,
@@ -40,6 +42,7 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     Overflow,
@@ -47,6 +50,7 @@ from .plan import (
     PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
     Return,
     Select,
     SelectAddr,
@@ -57,6 +61,7 @@ from .plan import (
     Switch,
     UniformStore,
     VarRef,
+    WorkDim,
     WorkItem,
     Wrapped,
     walk_expr,
@@ -91,6 +96,8 @@ class Divergence:
                 return True
             if isinstance(x, Call) and _helper_uses_ids(x.helper):
                 return True
+            if isinstance(x, PtrCmp) and (self.addr(x.a) or self.addr(x.b)):
+                return True
         return False
 
     def addr(self, a: Addr) -> bool:
@@ -102,7 +109,9 @@ class Divergence:
             return self.expr(a.expr)
         if isinstance(a, SelectAddr):
             return self.expr(a.cond) or self.addr(a.a) or self.addr(a.b)
-        return False
+        if isinstance(a, CursorAddr):
+            return self.addr(a.cursor.start)
+        return isinstance(a, LocalSlot)  # what this work-item stored
 
     def _block(self, body: list[Stmt], div: bool) -> None:
         for s in body:
@@ -317,6 +326,16 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
             out["private array: llvm.memcpy" if s.source is not None else "private array: llvm.memset"] += 1
         elif isinstance(s, Printf):
             out["printf"] += 1
+        elif isinstance(s, CopyOut):
+            out["store: llvm.memcpy of a private array" if s.array is not None else "store: llvm.memset"] += 1
+        if isinstance(s, Store) and s.buffer.is_local:
+            out["memory: __local store (own slots)"] += 1
+        if isinstance(s, Loop) and s.cursor is not None:
+            out["loop: pointer induction variable"] += 1
+        if isinstance(s, Atomic) and s.cas:
+            out["atomic: compare-and-swap loop"] += 1
+        if isinstance(s, Break) and s.levels >= 3:
+            out["break out of three loops"] += 1
         access = getattr(s, "access", None)
         if access is not None:
             _access_features(access, out)
@@ -368,6 +387,12 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
             out["llvm.*.with.overflow + extractvalue"] += 1
         elif isinstance(x, Freeze):
             out["freeze"] += 1
+        elif isinstance(x, PtrCmp):
+            out["pointer comparison"] += 1
+        elif isinstance(x, WorkDim):
+            out["builtin: get_work_dim"] += 1
+        elif isinstance(x, PrivLoad) and x.choice is not None:
+            out["private array: load through a pointer select"] += 1
         elif isinstance(x, PrivLoad) and x.view:
             out["private array: scalar view of vectors"] += 1
         if x.ty.elem != "void":
@@ -418,6 +443,10 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
         return "select of two pointers"
     if isinstance(a, Block):
         return "block"
+    if isinstance(a, LocalSlot):
+        return "__local own slot"
+    if isinstance(a, CursorAddr):
+        return "pointer induction variable"
     assert isinstance(a, Affine)
     if a.base == "grp":
         return "uniform"

@@ -50,6 +50,8 @@ from .plan import (
     Const,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     Expr,
     Extract,
     Freeze,
@@ -61,6 +63,7 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     Neg,
@@ -71,6 +74,7 @@ from .plan import (
     PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
     Return,
     ScalarParam,
     Select,
@@ -83,6 +87,7 @@ from .plan import (
     Ty,
     UniformStore,
     VarRef,
+    WorkDim,
     WorkItem,
     Wrapped,
     assigned_vars,
@@ -224,6 +229,7 @@ class FunctionEmitter:
         self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
         self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
         self.helper_base: V.Value | None = None
+        self.cursors: dict[int, V.Value] = {}  # id(Cursor) -> its pointer phi
         self._names: dict[str, int] = {}
         self._entered: dict[int, int] = {}  # id(block) -> when it was first filled
         self.fn: V.Function
@@ -273,16 +279,21 @@ class FunctionEmitter:
         entry = self.new_block("entry")
         self.set_block(entry)
         for arr in plan.arrays:
-            aty: T.Type = T.ArrayType(ir_type(arr.elem), arr.size)
+            aty: T.Type = T.ArrayType(ir_type(arr.elem), arr.size) if arr.size > 1 else ir_type(arr.elem)
             if arr.union:
                 st = self.mod.module.get_struct_type(f"union.{arr.name}")
                 st.set_body((aty,))
                 aty = st
             self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
+        locals_ = [buf for buf in plan.buffers if buf.is_local]
+        llin = self._emit_local_lin(plan) if locals_ else None
         for buf in plan.buffers:
             if buf.role == "out":
                 self.slot_base[id(buf)] = self._emit_slot_base(buf)
+            elif buf.is_local:
+                assert llin is not None
+                self.slot_base[id(buf)] = llin if buf.slots == 1 else self.b.mul(llin, self.i64(buf.slots))
         self.emit_block(plan.body)
         if self.block is not None:
             self.b.ret()
@@ -379,6 +390,15 @@ class FunctionEmitter:
         self._name(lin, "lin")
         return lin
 
+    def _emit_local_lin(self, plan: KernelPlan) -> V.Value:
+        """The work-item's linear id inside its work-group: unique there."""
+        b = self.b
+        lin = self.wi("local_id", plan.dims - 1)
+        for d in range(plan.dims - 2, -1, -1):
+            lin = b.add(b.mul(lin, self.wi("local_size", d)), self.wi("local_id", d))
+        self._name(lin, "llin")
+        return lin
+
     def _emit_slot_base(self, buf: Buffer) -> V.Value:
         """Index of this work-item's first slot in `buf`."""
         b = self.b
@@ -457,7 +477,10 @@ class FunctionEmitter:
             else:
                 idx = self._wrap(self.expr(s.index), s.buffer.count)
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
-            b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
+            if s.cas:
+                self._cas(s, p, value)
+            else:
+                b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
         elif isinstance(s, PrivStore):
             idx = self._wrap(self.expr(s.index), s.array.size)
             value = self.expr(s.value)
@@ -467,6 +490,8 @@ class FunctionEmitter:
             self.expr(s.call)
         elif isinstance(s, PrivInit):
             self._priv_init(s)
+        elif isinstance(s, CopyOut):
+            self._copy_out(s)
         elif isinstance(s, Printf):
             self._printf(s)
         else:  # pragma: no cover
@@ -540,6 +565,11 @@ class FunctionEmitter:
             umin = self.mod.intrinsic("llvm.umin.i32", T.IntType(32), [T.IntType(32)] * 2)
             trip = b.call(umin, [raw, self.i32(s.max_trip)])
         self._name(trip, f"{s.counter.name}.trip")
+        start = None
+        if s.cursor is not None:
+            cur = s.cursor
+            start = self._element_ptr(cur.buffer.elem, self.args[id(cur.buffer)], self.addr(cur.start, cur.buffer),
+                                      Access(("inbounds", "nuw")))
         keys = list(self.env)
         pre = self._cur()
         header = self.new_block("loop.header")
@@ -550,6 +580,11 @@ class FunctionEmitter:
         carried = [v.id for v in assigned_vars(s.body) if v.id in self.env]
         counter = b.phi(T.IntType(32), name=s.counter.name)
         counter.add_incoming(self.i32(0), pre)
+        cursor = None
+        if s.cursor is not None:
+            cursor = b.phi(start.type, name=self._unique(f"{s.counter.name}.ptr"))  # type: ignore[union-attr]
+            cursor.add_incoming(start, pre)  # type: ignore[arg-type]
+            self.cursors[id(s.cursor)] = cursor
         phis: dict[int, V.Value] = {}
         for vid in carried:
             phi = b.phi(self.env[vid].type, name=self._unique(f"{self._var_name(vid)}.loop"))
@@ -575,8 +610,14 @@ class FunctionEmitter:
         if frame.latch is not None:
             self._merge(frame.latch, frame.continues, list(phis) + [s.counter.id] + [k for k in keys if k not in phis])
             nxt = b.add(self.env[s.counter.id], self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+            if cursor is not None:
+                assert s.cursor is not None
+                step = b.gep(ir_type(s.cursor.buffer.elem), cursor, [self.i64(s.cursor.step)],
+                             flags=("inbounds", "nuw"))
             latch_end = self._cur()
             counter.add_incoming(nxt, latch_end)
+            if cursor is not None:
+                cursor.add_incoming(step, latch_end)
             for vid, phi in phis.items():
                 phi.add_incoming(self.env[vid], latch_end)
             if s.kind == "for":
@@ -656,8 +697,8 @@ class FunctionEmitter:
         of its `size * lanes` scalars with `view`)."""
         zero = V.const_int(idx.type, 0)
         base = self.arrays[arr.id]
-        if view:
-            return self.b.gep(ir_type(arr.elem.scalar), base, [idx], flags=flags)
+        if view or arr.size == 1:
+            return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
         aty = T.ArrayType(ir_type(arr.elem), arr.size)
         if arr.union:
             return self.b.gep(base.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
@@ -670,6 +711,8 @@ class FunctionEmitter:
             p = self._load_ptr(a.a, buf, acc)
             q = self._load_ptr(a.b, buf, acc)
             return self.b.select(cond, p, q)
+        if isinstance(a, CursorAddr):
+            return self.cursors[id(a.cursor)]
         return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
 
     def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
@@ -723,8 +766,19 @@ class FunctionEmitter:
         if isinstance(e, PrivLoad):
             n = e.array.size * (e.array.elem.lanes if e.view else 1)
             idx = self._wrap(self.expr(e.index), n)
-            return b.load(ir_type(e.ty), self._priv_ptr(e.array, idx, e.access.gep_flags, e.view),
-                          align=self._align(e.ty), volatile=e.access.volatile)
+            p = self._priv_ptr(e.array, idx, e.access.gep_flags, e.view)
+            if e.choice is not None:
+                cond = self.expr(e.choice[0])
+                other = self._priv_ptr(e.array, self._wrap(self.expr(e.choice[1]), n), e.access.gep_flags, e.view)
+                p = b.select(cond, p, other)
+            return b.load(ir_type(e.ty), p, align=self._align(e.ty), volatile=e.access.volatile)
+        if isinstance(e, PtrCmp):
+            p = self._load_ptr(e.a, e.buffer, Access())
+            q = self._load_ptr(e.b, e.buffer, Access())
+            return b.icmp(e.pred, p, q)
+        if isinstance(e, WorkDim):
+            name = "__mux_get_work_dim" if self.plan.builtins == "mux" else "_Z12get_work_dimv"
+            return b.call(self.mod.declare(name, T.IntType(32), []), [])
         if isinstance(e, Builtin):
             return self._builtin(e)
         if isinstance(e, Freeze):
@@ -818,6 +872,44 @@ class FunctionEmitter:
         fn = self.mod.intrinsic(name, t, types)
         return b.call(fn, args)
 
+    def _cas(self, s: Atomic, p: V.Value, value: V.Value) -> None:
+        """`*p op= value` as a compare-and-swap loop from an atomic load."""
+        b = self.b
+        ty = value.type
+        align = self._align(s.buffer.elem)
+        first = b.load(ty, p, align=align, ordering="monotonic")
+        pre = self._cur()
+        loop = self.new_block("cas.loop")
+        done = self.new_block("cas.done")
+        b.br(loop)
+        self.set_block(loop)
+        old = b.phi(ty)
+        new = b.binop(s.op, old, value)
+        pair = b.cmpxchg(p, old, new, success_ordering=s.ordering, failure_ordering="monotonic", align=align)
+        seen = b.extractvalue(pair, 0)
+        ok = b.extractvalue(pair, 1)
+        old.add_incoming(first, pre)
+        old.add_incoming(seen, loop)
+        b.cond_br(ok, done, loop)
+        self.set_block(done)
+
+    def _copy_out(self, s: CopyOut) -> None:
+        b = self.b
+        base = self.slot_base[id(s.buffer)]
+        idx = b.add(base, self.i64(s.slot)) if s.slot else base
+        dst = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, Access())
+        nbytes = V.const_int(T.IntType(64), _alloc_size(s.buffer.elem) * s.count)
+        false = V.const_int(T.IntType(1), 0)
+        if s.array is None:
+            fn = self.mod.intrinsic(f"llvm.memset.p{s.buffer.addrspace}.i64", T.VoidType(),
+                                    [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, V.const_int(T.IntType(8), 0), nbytes, false])
+            return
+        src = self.arrays[s.array.id]
+        fn = self.mod.intrinsic(f"llvm.memcpy.p{s.buffer.addrspace}.p0.i64", T.VoidType(),
+                                [dst.type, src.type, T.IntType(64), T.IntType(1)])
+        b.call(fn, [dst, src, nbytes, false])
+
     def _priv_init(self, s: PrivInit) -> None:
         b = self.b
         arr = s.array
@@ -880,6 +972,9 @@ class FunctionEmitter:
         if isinstance(a, Block):
             v = self.expr(a.expr)
             return b.and_(v, V.const_int(v.type, buf.count - a.size))
+        if isinstance(a, LocalSlot):
+            base = self.slot_base[id(buf)]
+            return b.add(base, self.i64(a.slot)) if a.slot else base
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])

@@ -68,6 +68,7 @@ class Knobs:
     mem_intrinsics: bool = True  # private arrays filled by llvm.memset / llvm.memcpy
     opencl_builtins: bool = True  # calls to OpenCL C builtins the oracle computes exactly (fabs, max, isnan...)
     printf: bool = True
+    local_memory: bool = True  # __local buffers, each work-item using only its own slots (no barrier)
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets
@@ -107,7 +108,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
                     max_helpers=0, max_arrays=0, atomics=False),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
-    "loops": dict(size=22, max_depth=5, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
+    "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
                   max_helpers=0),
     # Memory patterns and types, little control flow.
     "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,

@@ -99,7 +99,7 @@ VECTOR_TYPES = (
     Ty("f32", 3), Ty("i32", 3), Ty("i8", 3), Ty("i16", 3), Ty("i64", 3), Ty("f64", 3),
     Ty("f32", 8), Ty("i32", 8), Ty("i16", 8), Ty("f64", 4), Ty("i64", 4), Ty("i8", 16),
     Ty("f32", 16), Ty("i32", 16), Ty("i16", 16), Ty("i8", 2), Ty("i16", 2), Ty("f16", 4),
-    Ty("f64", 8), Ty("i64", 8),
+    Ty("f64", 8), Ty("i64", 8), Ty("i64", 16), Ty("f64", 16),
 )
 
 
@@ -156,7 +156,10 @@ class Buffer:
     work-item writes only its own `slots`), `uniform` (written only with
     work-item-invariant values), `counter` (atomics only, never read).
     `count` (elements) is settled by `KernelPlan.finalize`. `addrspace`: 1
-    (`__global`), or 2 (`__constant`) for inputs.
+    (`__global`), or 2 (`__constant`) for inputs. Role `local`: a `__local`
+    buffer (addrspace 3) where each work-item reads and writes only its own
+    `slots`, placed by its local linear id (no barrier needed: nobody else
+    touches them; the oracle zeroes local memory for every work-group).
     """
 
     name: str
@@ -174,6 +177,10 @@ class Buffer:
     iota: Buffer | None = None
 
     @property
+    def is_local(self) -> bool:
+        return self.role == "local"
+
+    @property
     def init(self) -> str:
         # Outputs start random, not zero: a store (or a lost store) of 0 is
         # then as visible as any other.
@@ -181,6 +188,8 @@ class Buffer:
 
     @property
     def header(self) -> str:
+        if self.is_local:
+            return f"local:{self.elem.header}:{self.count}"
         return f"buf:{self.elem.header}:{self.count}:{self.init}"
 
 
@@ -288,6 +297,13 @@ class WorkItem(Expr):
 
 
 @dataclass(eq=False)
+class WorkDim(Expr):
+    """`get_work_dim()`: i32, the same for the whole NDRange."""
+
+    ty: Ty = I32
+
+
+@dataclass(eq=False)
 class Lin(Expr):
     """The work-item's linear id over the whole NDRange (computed once, in the
     prologue): the base of every work-item's output slots. i64."""
@@ -383,7 +399,7 @@ FLOAT_MATH = {
 INT_MATH = {
     "smax": 2, "smin": 2, "umax": 2, "umin": 2, "abs": 1, "ctpop": 1, "ctlz": 1,
     "cttz": 1, "bitreverse": 1, "fshl": 3, "fshr": 3, "uadd.sat": 2, "usub.sat": 2,
-    "sadd.sat": 2, "ssub.sat": 2,
+    "sadd.sat": 2, "ssub.sat": 2, "expect": 2,
 }
 
 
@@ -510,6 +526,32 @@ class SelectAddr(Addr):
 
 
 @dataclass(eq=False)
+class LocalSlot(Addr):
+    """Slot `slot` of this work-item's own part of a `local` buffer."""
+
+    slot: int
+
+
+@dataclass
+class Cursor:
+    """A pointer induction variable of a loop: `&buffer[start]` before the
+    loop, advanced by `step` elements on every iteration (a pointer phi in
+    the loop header); `start` is sized for `step * max_trip` more elements."""
+
+    buffer: Buffer
+    start: Affine
+    step: int
+    span: int  # step * the loop's max_trip: how far past `start` it may go
+
+
+@dataclass(eq=False)
+class CursorAddr(Addr):
+    """The element a loop's `Cursor` points at in this iteration."""
+
+    cursor: Cursor
+
+
+@dataclass(eq=False)
 class Block(Addr):
     """`expr & (count - size)`: the first of `size` consecutive elements (count
     and size powers of two), for a `memcpy` source."""
@@ -543,13 +585,15 @@ class PrivLoad(Expr):
     # Read one scalar of an array of vectors: the array seen as
     # `size * lanes` scalars (what a union of a vector and an array does).
     view: bool = False
+    # `(cond, other)`: read through `select(cond, &a[index], &a[other])`.
+    choice: tuple[Expr, Expr] | None = None
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
         return self.array.elem.scalar if self.view else self.array.elem
 
     def children(self) -> tuple[Expr, ...]:
-        return (self.index,)
+        return (self.index,) if self.choice is None else (self.index, *self.choice)
 
 
 # OpenCL C builtins the generator calls, each computed exactly by the
@@ -579,6 +623,20 @@ class Builtin(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
+
+
+@dataclass(eq=False)
+class PtrCmp(Expr):
+    """`icmp pred ptr &buf[a], &buf[b]`: two addresses into one buffer compared."""
+
+    pred: str
+    buffer: Buffer
+    a: Addr
+    b: Addr
+    ty: Ty = I1
+
+    def children(self) -> tuple[Expr, ...]:
+        return (*self.a.exprs(), *self.b.exprs())
 
 
 @dataclass(eq=False)
@@ -707,6 +765,7 @@ class Loop(Stmt):
     bound: str
     max_trip: int
     body: list[Stmt]
+    cursor: Cursor | None = None
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.trip,)
@@ -793,6 +852,9 @@ class Atomic(Stmt):
     index: Expr | int  # a dynamic index is wrapped into the counter buffer
     value: Expr
     ordering: str = "monotonic"
+    # `add`/`sub` done as a compare-and-swap loop on an atomic load of the
+    # counter (it succeeds on the first try: work-items run one at a time).
+    cas: bool = False
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,) if isinstance(self.index, int) else (self.value, self.index)
@@ -820,6 +882,18 @@ class PrivInit(Stmt):
 
     def exprs(self) -> tuple[Expr, ...]:
         return self.addr.exprs() if self.addr is not None else ()
+
+
+@dataclass(eq=False)
+class CopyOut(Stmt):
+    """`llvm.memcpy` of a private array into `array.size` consecutive own
+    slots of an output buffer from `slot` on, or `llvm.memset` of them to 0
+    (`array` None, `count` slots)."""
+
+    buffer: Buffer
+    slot: int
+    count: int
+    array: PrivArray | None = None
 
 
 @dataclass(eq=False)
@@ -900,6 +974,11 @@ class KernelPlan:
     @property
     def max_total(self) -> int:
         return max(r.total for r in self.ndranges)
+
+    @property
+    def max_local_total(self) -> int:
+        """The most work-items of one work-group in any NDRange."""
+        return max(r.local_size[0] * r.local_size[1] * r.local_size[2] for r in self.ndranges)
 
     def max_base(self, base: str, dim: int | ScalarParam) -> int:
         """The largest value the work-item id `base` of `dim` takes in any NDRange."""

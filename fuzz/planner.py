@@ -51,6 +51,9 @@ from .plan import (
     Const,
     ConstAddr,
     Continue,
+    CopyOut,
+    Cursor,
+    CursorAddr,
     Expr,
     Extract,
     Freeze,
@@ -62,6 +65,7 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     NDRange,
@@ -74,6 +78,7 @@ from .plan import (
     PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
     Return,
     ScalarParam,
     Select,
@@ -88,6 +93,7 @@ from .plan import (
     UniformStore,
     Var,
     VarRef,
+    WorkDim,
     WorkItem,
     Wrapped,
     max_id,
@@ -160,6 +166,7 @@ class _LoopCtx:
     counter: Var
     max_trip: int
     divergent: bool
+    cursor: Cursor | None = None
 
 
 class Planner:
@@ -182,6 +189,7 @@ class Planner:
         self.out_bufs: dict[Ty, Buffer] = {}
         self.uniform_bufs: dict[Ty, Buffer] = {}
         self.counter_bufs: dict[Ty, Buffer] = {}
+        self.local_bufs: dict[Ty, Buffer] = {}
         self.counter_families: dict[str, tuple[str, ...]] = {}
         self.index_buf: Buffer | None = None
         self.arrays: list[PrivArray] = []
@@ -348,6 +356,13 @@ class Planner:
             self.out_bufs[ty] = b
         return self.out_bufs[ty]
 
+    def local_buf(self, ty: Ty) -> Buffer:
+        if ty not in self.local_bufs:
+            b = self._buffer("local", ty)
+            b.addrspace = 3
+            self.local_bufs[ty] = b
+        return self.local_bufs[ty]
+
     def uniform_buf(self, ty: Ty) -> Buffer:
         if ty not in self.uniform_bufs:
             self.uniform_bufs[ty] = self._buffer("uniform", ty)
@@ -370,8 +385,9 @@ class Planner:
         uninitialised element is possible afterwards)."""
         c, k = self.c, self.k
         elems = [t for t in self.palette if t != I1] + self.vec_palette or [I32]
-        arr = PrivArray(len(self.arrays), c.choice(elems), c.choice((4, 8, 2, 16)))
-        arr.union = k.access_forms and c.boolean(0.2)
+        arr = PrivArray(len(self.arrays), c.choice(elems), c.choice((4, 8, 2, 16, 1)))
+        # Size 1: a private scalar kept in memory (`alloca T`, accessed volatile).
+        arr.union = k.access_forms and arr.size > 1 and c.boolean(0.2)
         init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
                            (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
         if init != "loop":
@@ -403,12 +419,15 @@ class Planner:
             for st, _ in walk_stmts(b):
                 if isinstance(st, (Store, PrivStore)):
                     st.access = self._access(st.buffer if isinstance(st, Store) else None)
+                    if isinstance(st, PrivStore) and st.array.size == 1:
+                        st.access.volatile = True
                 for e in st.exprs():
                     for x in walk_expr(e):
                         if isinstance(x, Load):
                             x.access = self._access(x.buffer)
                         elif isinstance(x, PrivLoad):
                             x.access = self._access(None)
+                            x.access.volatile |= x.array.size == 1
         for h in self.helpers:
             if h.result is not None:
                 for x in walk_expr(h.result):
@@ -420,7 +439,7 @@ class Planner:
         flags = c.weighted([(3.0, ()), (3.0, ("inbounds",)), (3.0, ("inbounds", "nuw")), (0.5, ("nuw",))])
         via = "gep"
         if buf is not None:
-            via = c.weighted([(8.0, "gep"), (1.0, "int"), (1.0 if buf.addrspace == 1 else 0.0, "generic")])
+            via = c.weighted([(8.0, "gep"), (1.0, "int"), (1.0 if buf.addrspace in (1, 3) else 0.0, "generic")])
         return Access(flags, via, c.boolean(0.05))
 
     # ------------------------------------------------------------------
@@ -539,6 +558,8 @@ class Planner:
             (1.0 if kernel and side_helpers else 0.0, lambda: self._call_stmt(side_helpers)),
             (0.4 if kernel and k.uniform_stores else 0.0, self._uniform_store_stmt),
             (0.3 if kernel and k.printf else 0.0, self._printf_stmt),
+            (0.8 if kernel and k.local_memory else 0.0, self._local_store_stmt),
+            (0.4 if kernel and k.mem_intrinsics else 0.0, self._copy_out_stmt),
         ]
         return c.weighted(options)()
 
@@ -595,6 +616,34 @@ class Planner:
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
+
+    def _local_store_stmt(self) -> Stmt:
+        """Store into one of this work-item's own slots of a `__local` buffer."""
+        value = _in_memory(self.expr(self._new_var_type(), self.k.expr_depth, ANY))
+        if value.ty.is_bool:
+            value = Cast("zext", value, I8.with_lanes(value.ty.lanes))
+        buf = self.local_buf(value.ty)
+        slot = buf.slots
+        buf.slots += 1
+        return Store(buf, slot, value)
+
+    def _copy_out_stmt(self) -> Stmt:
+        """A private array copied into own output slots (`llvm.memcpy`), or
+        own slots zeroed (`llvm.memset`)."""
+        c = self.c
+        arrays = [a for a in self.arrays if a.elem.lanes != 3]
+        if arrays and c.boolean(0.6):
+            arr = c.choice(arrays)
+            buf = self.out_buf(arr.elem)
+            slot = buf.slots
+            buf.slots += arr.size
+            return CopyOut(buf, slot, arr.size, arr)
+        ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
+        n = c.integer(1, 4)
+        buf = self.out_buf(ty)
+        slot = buf.slots
+        buf.slots += n
+        return CopyOut(buf, slot, n, None)
 
     def _printf_stmt(self) -> Stmt:
         """`printf` of a few scalars: what a debugging kernel does."""
@@ -667,7 +716,13 @@ class Planner:
             trip = Const(I32, c.integer(0, max_trip + 1))
         counter = self._var(I32)
         self.counters[counter.id] = max_trip
-        self.loops.append(_LoopCtx(counter, max_trip, divergent))
+        cursor = None
+        if k.access_forms and self.helper is None and "contiguous" in k.memory and c.boolean(0.3):
+            # A pointer induction variable: `for (p = &in[start]; ...; p += step)`.
+            ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+            step = c.choice((1, 2))
+            cursor = Cursor(self.in_buf(ty), self._affine(1, False), step, step * max_trip)
+        self.loops.append(_LoopCtx(counter, max_trip, divergent, cursor))
         saved = self.iterations
         self.iterations *= max(1, max_trip)
         self.scopes.append([counter])
@@ -675,7 +730,7 @@ class Planner:
         self.scopes.pop()
         self.iterations = saved
         self.loops.pop()
-        return Loop(counter, kind, trip, bound, max_trip, body)
+        return Loop(counter, kind, trip, bound, max_trip, body, cursor)
 
     def _switch_stmt(self, depth: int) -> Stmt:
         c, k = self.c, self.k
@@ -709,6 +764,8 @@ class Planner:
             (2.0 if in_loop and k.break_continue else 0.0, "continue"),
             (1.0 if in_loop and len(self.loops) >= 2 and k.multi_exit and k.break_continue else 0.0,
              "break2"),
+            (0.8 if in_loop and len(self.loops) >= 3 and k.multi_exit and k.break_continue else 0.0,
+             "break3"),
             (0.6 if kernel and k.early_return and (not in_loop or k.multi_exit) and self.returns < 2
              else 0.0, "return"),
         ]
@@ -732,6 +789,8 @@ class Planner:
             then.append(Break(1))
         elif jump == "break2":
             then.append(Break(2))
+        elif jump == "break3":
+            then.append(Break(3))
         elif jump == "continue":
             then.append(Continue())
         else:
@@ -741,7 +800,7 @@ class Planner:
             if jump == "return":
                 self.exited_divergently = True
             else:
-                for lp in self.loops[-(2 if jump == "break2" else 1):]:
+                for lp in self.loops[-{"break2": 2, "break3": 3}.get(jump, 1):]:
                     lp.divergent = True
         return If(cond, then, [])
 
@@ -766,7 +825,8 @@ class Planner:
             index = self.expr(I32, 2, ANY)
         value = self.expr(buf.elem, k.expr_depth - 1, ANY)
         ordering = c.choice(("monotonic", "seq_cst", "acq_rel"))
-        return Atomic(buf, op, index, value, ordering)
+        cas = k.access_forms and family == ("add", "sub") and c.boolean(0.3)
+        return Atomic(buf, op, index, value, ordering, cas)
 
     def _priv_store_stmt(self) -> Stmt:
         c, k = self.c, self.k
@@ -876,6 +936,8 @@ class Planner:
                 (1.0, lambda: Cast("trunc", self.expr(c.choice(self._int_types()), d, sub), ty)),
                 (0.7 if k.flags else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.5 if k.math else 0.0, lambda: self._overflow(c.choice(self._int_types()), d, mode, 1)),
+                (0.5 if k.access_forms and self.helper is None and mode != INVARIANT
+                 and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0, lambda: self._ptr_cmp(mode)),
             ]
         elif ty.is_vector and ty.is_bool:
             same = [v for v in self.vec_palette if v.lanes == ty.lanes and not v.is_bool]
@@ -950,12 +1012,18 @@ class Planner:
             e = self.expr(src, depth, sub)
             if kind == "zext":
                 return Cast("zext", self._masked(e, (1 << (src.bits - 1)) - 1), ty, ("nneg",))
+            if c.boolean(0.3):  # a remainder by a constant: how clang's code gets there
+                return Cast("trunc", Bin("urem", e, self._kconst(src, c.integer(1, (1 << (bits - 1)) - 1))),
+                            ty, ("nuw", "nsw"))
             if c.boolean(0.5):
                 return Cast("trunc", self._masked(e, (1 << bits) - 1), ty, ("nuw",))
             return Cast("trunc", self._masked(e, (1 << (bits - 1)) - 1), ty, c.choice((("nsw",), ("nuw", "nsw"))))
         a, b = self.expr(ty, depth, sub), self.expr(ty, depth, other)
         nw = c.choice((("nsw",), ("nuw",), ("nuw", "nsw")))
+        half = (1 << (bits - 1)) - 1
         if kind == "add":
+            if c.boolean(0.25):  # may pass the signed maximum, never the unsigned one
+                return Bin("add", self._masked(a, half), self._masked(b, half), ("nuw",))
             return Bin("add", self._masked(a, quarter), self._masked(b, quarter), nw)
         if kind == "sub":
             if "nuw" in nw:  # a' in [q+1, 2q+1], b' in [0, q]: a' - b' in [1, 2q+1]
@@ -965,7 +1033,13 @@ class Planner:
         if kind == "mul":
             return Bin("mul", self._masked(a, root), self._masked(b, root), nw)
         if kind == "shl":  # x < 2^(bits/2-1), amount <= bits/2-1
-            return Bin("shl", self._masked(a, (1 << (bits // 2 - 1)) - 1), self._masked(b, bits // 2 - 1), nw)
+            amount = self._masked(b, bits // 2 - 1)
+            form = c.choice(("both", "nsw", "nuw"))
+            if form == "nsw":  # a small signed value: |x| < 2^(bits/2-1)
+                return Bin("shl", Bin("ashr", a, self._kconst(ty, bits // 2 + 1)), amount, ("nsw",))
+            if form == "nuw":  # x < 2^(bits/2): may pass the signed maximum
+                return Bin("shl", self._masked(a, (1 << (bits // 2)) - 1), amount, ("nuw",))
+            return Bin("shl", self._masked(a, (1 << (bits // 2 - 1)) - 1), amount, nw)
         if kind == "shr":
             k = c.integer(0, bits - 1)
             return Bin(c.choice(("lshr", "ashr")), self._masked(a, ~((1 << k) - 1)), self._kconst(ty, k), ("exact",))
@@ -1047,6 +1121,8 @@ class Planner:
                 ANY: ("global_id", "local_id", "group_id", "global_size", "local_size",
                       "num_groups", "global_offset"),
             }[mode]
+        if k.work_item_builtins and mode != VARYING and c.boolean(0.05):
+            return _convert(WorkDim(), ty)
         kind = c.choice(kinds)
         if k.runtime_dims and not self._in_dim and c.boolean(0.25):
             dim_expr = self._runtime_dim(mode)
@@ -1142,14 +1218,36 @@ class Planner:
         return Affine(base, dim, stride, offset, cvar, narrow=c.boolean(0.3))
 
     def _load(self, ty: Ty, mode: str) -> Expr:
-        addr = self.c.weighted(self._addr_options(mode))()
-        load = Load(self.in_buf(memory_type(ty)), addr)
+        c = self.c
+        mty = memory_type(ty)
+        cursors = [lp.cursor for lp in self.loops if lp.cursor is not None and lp.cursor.buffer.elem == mty]
+        local = self.local_bufs.get(mty)
+        if cursors and mode in (ANY, VARYING) and c.boolean(0.4):
+            cursor = c.choice(cursors)
+            load = Load(cursor.buffer, CursorAddr(cursor))
+        elif local is not None and local.slots and mode in (ANY, VARYING) and c.boolean(0.3):
+            load = Load(local, LocalSlot(c.integer(0, local.slots - 1)))
+        else:
+            load = Load(self.in_buf(mty), c.weighted(self._addr_options(mode))())
         if ty.lanes == 3:  # as clang loads a 3-vector: 4 lanes, then the first 3
             return Shuffle(load, load, (0, 1, 2))
         return load
 
+    def _ptr_cmp(self, mode: str) -> Expr:
+        """Two addresses into one buffer compared (`icmp ult ptr p, q`)."""
+        c = self.c
+        ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
+        a = c.weighted(self._addr_options(mode))()
+        b = c.weighted(self._addr_options(mode))()
+        return PtrCmp(c.choice(("eq", "ne", "ult", "ugt", "ule", "uge")), self.in_buf(ty), a, b)
+
     def _priv_load(self, arr: PrivArray, view: bool = False) -> Expr:
-        return PrivLoad(arr, self.expr(self.c.choice((I32, I64)), 1, ANY), view=view)
+        c = self.c
+        load = PrivLoad(arr, self.expr(c.choice((I32, I64)), 1, ANY), view=view)
+        if self.k.access_forms and c.boolean(0.15):
+            # Through a select of two element pointers.
+            load.choice = (self._cond(1, ANY), self.expr(c.choice((I32, I64)), 1, ANY))
+        return load
 
     def _builtin(self, ty: Ty, depth: int, mode: str) -> Expr | None:
         """A call to an OpenCL C builtin (`OPENCL_BUILTINS`) returning `ty`, if one fits."""
@@ -1199,20 +1297,32 @@ class Planner:
         c = self.c
         sources: list[tuple[float, tuple[str, Ty]]] = []
         scalars: list[Ty] = []
-        for s in [*self.palette, I32, I64, F32]:
+        for s in [*self.palette, I32, I64, F32, I1]:
             if s not in scalars and s != ty.scalar and s.elem in self.k.types:
                 scalars.append(s)
         for s in scalars:
             src = s.with_lanes(ty.lanes)
             for op in _cast_ops(src, ty):
                 sources.append((1.0, (op, src)))
-        if not ty.is_bool:
-            for cand in [*self.vec_palette, I32, I64, Ty("i8", 4), Ty("i16", 4), Ty("i32", 2)]:
-                if cand != ty and cand.is_int and cand.total_bits == ty.total_bits:
+        if not ty.is_bool and ty.lanes != 3:
+            shapes = [*self.vec_palette, I32, I64, *(VECTOR_TYPES if self.k.vectors else ())]
+            for cand in shapes:
+                if cand != ty and cand.is_int and cand.lanes != 3 and cand.total_bits == ty.total_bits \
+                        and cand.elem in self.k.types and ("bitcast", cand) not in [x for _, x in sources]:
                     sources.append((0.7, ("bitcast", cand)))
+            if ty.is_int and self.helper is None:
+                # A float's bits are exact only as loaded (no arithmetic made the NaN).
+                for cand in [F32, Ty("f64"), F16, *(VECTOR_TYPES if self.k.vectors else ())]:
+                    if cand.is_float and cand.lanes != 3 and cand.total_bits == ty.total_bits \
+                            and cand.elem in self.k.types:
+                        sources.append((0.5, ("bitcast-load", cand)))
         if not sources:
             return self.expr(ty, depth, mode)
         op, src = c.weighted(sources)
+        if op == "bitcast-load":
+            if not any(w > 0 for w, _ in self._addr_options(mode)):
+                return self.expr(ty, depth, mode)
+            return Cast("bitcast", self._load(src, mode), ty)
         return Cast(op, self.expr(src, depth, mode), ty)
 
     def _math(self, ty: Ty, fns: list[str], depth: int, mode: str) -> Expr:
@@ -1226,7 +1336,11 @@ class Planner:
         for _ in range(arity - 1):
             args.append(self.expr(ty, depth, other))
         if fn == "copysign":
-            # The sign source is a constant: the sign of a NaN is not exactly defined.
+            # The sign source is a constant or a loaded value: the sign of a
+            # NaN made by arithmetic is not exactly defined, a loaded one is.
+            loadable = self.helper is None and any(w > 0 for w, _ in self._addr_options(other))
+            args[1] = self._load(ty, other) if loadable and self.c.boolean(0.5) else self._const(ty)
+        if fn == "expect":  # the expected value is a constant
             args[1] = self._const(ty)
         return Math(fn, tuple(args))
 
@@ -1255,6 +1369,8 @@ class Planner:
         sub = VARYING if mode == VARYING else mode
         other = ANY if mode == VARYING else mode
         srcs = [v for v in self.vec_palette if v.elem == ty.elem] or [ty]
+        if c.boolean(0.3):  # a shape of its own: concatenations, extensions, narrowings
+            srcs = [v for v in VECTOR_TYPES if v.elem == ty.elem] or srcs
         src = c.choice(srcs)
         a = self.expr(src, depth, sub)
         b = self.expr(src, depth, other) if c.boolean(0.5) else a
@@ -1305,6 +1421,8 @@ def _mentions_varying(e: Expr) -> bool:
             return True
         if isinstance(x, Call):
             return True  # helpers take varying parameters
+        if isinstance(x, PtrCmp) and (_addr_varying(x.a) or _addr_varying(x.b)):
+            return True
     return False
 
 
@@ -1313,8 +1431,14 @@ def _addr_varying(a: Addr) -> bool:
         return a.base in ("lin", "gid", "lid")
     if isinstance(a, Indirect):
         return _addr_varying(a.inner)
-    if isinstance(a, Wrapped):
+    if isinstance(a, (Wrapped, Block)):
         return _mentions_varying(a.expr)
+    if isinstance(a, SelectAddr):
+        return _mentions_varying(a.cond) or _addr_varying(a.a) or _addr_varying(a.b)
+    if isinstance(a, CursorAddr):
+        return _addr_varying(a.cursor.start)
+    if isinstance(a, LocalSlot):
+        return True  # what this work-item stored
     return False
 
 
@@ -1380,8 +1504,14 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             addr_need(buf, a.b)
         elif isinstance(a, Block):
             need(buf, a.size)
+        elif isinstance(a, CursorAddr):
+            cursor_need(a.cursor)
         else:
             need(buf, 1)
+
+    def cursor_need(cur: Cursor) -> None:
+        a = cur.start
+        need(cur.buffer, a.offset + max(a.stride, 0) * plan.max_base(a.base, a.dim) + cur.span + 1)
 
     bodies = [plan.body] + [h.body for h in plan.helpers]
     exprs: list[Expr] = []
@@ -1390,11 +1520,16 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             exprs.extend(s.exprs())
             if isinstance(s, PrivInit) and s.source is not None and s.addr is not None:
                 addr_need(s.source, s.addr)
+            if isinstance(s, Loop) and s.cursor is not None:
+                cursor_need(s.cursor)
     exprs.extend(h.result for h in plan.helpers if h.result is not None)
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, Load):
                 addr_need(x.buffer, x.addr)
+            elif isinstance(x, PtrCmp):
+                addr_need(x.buffer, x.a)
+                addr_need(x.buffer, x.b)
     total = plan.max_total
     perm_size = next_pow2(total)
     for b in plan.buffers:
@@ -1410,3 +1545,6 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             b.count = max(b.slots, 1)
         elif b.role == "counter":
             b.count = max(b.count, 1)
+        elif b.role == "local":
+            b.slots = max(b.slots, 1)
+            b.count = plan.max_local_total * b.slots

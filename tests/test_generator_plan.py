@@ -19,10 +19,12 @@ from fuzz.plan import (
     Buffer,
     ConstAddr,
     Continue,
+    CursorAddr,
     If,
     Indirect,
     KernelPlan,
     Load,
+    LocalSlot,
     Loop,
     Math,
     PrivInit,
@@ -214,6 +216,12 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
         _check_addr(p, buf, a.b, counters)
     elif isinstance(a, Block):  # `expr & (count - size)` .. + size - 1 in bounds
         assert buf.count == next_pow2(buf.count) and a.size == next_pow2(a.size) and a.size <= buf.count
+    elif isinstance(a, CursorAddr):  # &buf[start] advanced `span` elements at most
+        assert a.cursor.buffer is buf
+        lo, hi = _affine_range(p, a.cursor.start, counters)
+        assert 0 <= lo and hi + a.cursor.span < buf.count, (a, buf.count)
+    elif isinstance(a, LocalSlot):  # own slots of the largest work-group
+        assert buf.role == "local" and 0 <= a.slot < buf.slots and buf.count == p.max_local_total * buf.slots
     else:  # pragma: no cover
         raise AssertionError(a)
 
@@ -242,6 +250,13 @@ def _max_iterations(body: list[Stmt]) -> int:
     return worst
 
 
+def _invariant_addr(a: object) -> bool:
+    """An address the same for every work-item (its conditions are checked as expressions)."""
+    if isinstance(a, SelectAddr):
+        return _invariant_addr(a.a) and _invariant_addr(a.b)
+    return isinstance(a, ConstAddr)
+
+
 def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
     knobs = knobs or Knobs()
     assert 1 <= p.dims <= 3
@@ -268,11 +283,15 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
             if isinstance(s, UniformStore):
                 assert s.index < s.buffer.count
                 for x in walk_expr(s.value):  # work-item invariant
-                    assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
+                    assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call", "PtrCmp")
+                    if isinstance(x, Load):
+                        assert _invariant_addr(x.addr), x.addr
                     if type(x).__name__ == "WorkItem":
                         assert x.kind not in ("global_id", "local_id", "group_id")
             if isinstance(s, If):
                 assert s.cond.ty == I1
+            if isinstance(s, Loop) and s.cursor is not None:
+                _check_addr(p, s.cursor.buffer, CursorAddr(s.cursor), counters)
             if isinstance(s, PrivInit) and s.source is not None:
                 assert s.addr is not None and s.source.role == "in" and s.source.elem == s.array.elem
                 _check_addr(p, s.source, s.addr, counters)
@@ -282,13 +301,20 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, Load):
-                assert x.buffer.role in ("in", "index", "iota")
+                assert x.buffer.role in ("in", "index", "iota", "local")
                 assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
                 _check_addr(p, x.buffer, x.addr, counters)
             if isinstance(x, Bin) and x.op in ("sdiv", "srem"):
                 assert not x.ty.is_bool
             if isinstance(x, Math) and x.fn == "copysign":
-                assert type(x.args[1]).__name__ == "Const"
+                # A sign whose bits are exact: a constant or a loaded value (a
+                # 3-vector is loaded as 4 lanes and shuffled).
+                sign = x.args[1]
+                if type(sign).__name__ == "Shuffle":
+                    sign = sign.a
+                assert type(sign).__name__ in ("Const", "Load")
+            if type(x).__name__ == "Cast" and x.op == "bitcast" and x.a.ty.is_float:
+                assert type(x.a).__name__ == "Load"  # never the bits of a computed NaN
     # Bounded work: nested trip counts multiply to at most the knob (private
     # array fills are one loop of at most 16).
     assert _max_iterations(p.body) <= max(knobs.max_iterations, 16)
@@ -324,4 +350,6 @@ def test_invariant_mode_never_depends_on_the_work_item() -> None:
         for _ in range(20):
             e = planner.expr(planner.c.choice(planner.palette), 3, INVARIANT)
             for x in walk_expr(e):
-                assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
+                assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call", "PtrCmp")
+                if isinstance(x, Load):
+                    assert _invariant_addr(x.addr), x.addr
