@@ -51,6 +51,7 @@ from .plan import (
     PrivLoad,
     PrivStore,
     PtrCmp,
+    PtrDiff,
     Return,
     Select,
     SelectAddr,
@@ -61,6 +62,7 @@ from .plan import (
     Switch,
     UniformStore,
     VarRef,
+    VLoad,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -96,7 +98,7 @@ class Divergence:
                 return True
             if isinstance(x, Call) and _helper_uses_ids(x.helper):
                 return True
-            if isinstance(x, PtrCmp) and (self.addr(x.a) or self.addr(x.b)):
+            if isinstance(x, (PtrCmp, PtrDiff)) and (self.addr(x.a) or self.addr(x.b)):
                 return True
         return False
 
@@ -327,7 +329,9 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
         elif isinstance(s, Printf):
             out["printf"] += 1
         elif isinstance(s, CopyOut):
-            out["store: llvm.memcpy of a private array" if s.array is not None else "store: llvm.memset"] += 1
+            kind = ("llvm.memmove" if s.move else "llvm.memcpy of a private array" if s.array is not None
+                    else "llvm.memcpy of an input" if s.source is not None else "llvm.memset")
+            out[f"store: {kind}{' (__local)' if s.buffer.is_local else ''}"] += 1
         if isinstance(s, Store) and s.buffer.is_local:
             out["memory: __local store (own slots)"] += 1
         if isinstance(s, Loop) and s.cursor is not None:
@@ -389,6 +393,10 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
             out["freeze"] += 1
         elif isinstance(x, PtrCmp):
             out["pointer comparison"] += 1
+        elif isinstance(x, PtrDiff):
+            out["pointer subtraction"] += 1
+        elif isinstance(x, VLoad):
+            out["OpenCL builtin: vload"] += 1
         elif isinstance(x, WorkDim):
             out["builtin: get_work_dim"] += 1
         elif isinstance(x, PrivLoad) and x.choice is not None:

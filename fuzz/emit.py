@@ -75,6 +75,7 @@ from .plan import (
     PrivLoad,
     PrivStore,
     PtrCmp,
+    PtrDiff,
     Return,
     ScalarParam,
     Select,
@@ -87,6 +88,7 @@ from .plan import (
     Ty,
     UniformStore,
     VarRef,
+    VLoad,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -147,10 +149,25 @@ _ITANIUM = {"i8": ("c", "h"), "i16": ("s", "t"), "i32": ("i", "j"), "i64": ("l",
             "f16": ("Dh", "Dh"), "f32": ("f", "f"), "f64": ("d", "d")}
 
 
+def _opencl_type(ty: Ty, signed: bool) -> str:
+    """OpenCL C's name of `ty` (`int4`, `uchar`, `half8`), as `convert_` builtins spell it."""
+    base = {"i8": "char", "i16": "short", "i32": "int", "i64": "long", "f16": "half", "f32": "float",
+            "f64": "double"}[ty.elem]
+    if ty.is_int and not signed:
+        base = "u" + base
+    return f"{base}{ty.lanes}" if ty.is_vector else base
+
+
+def mangle_vload(lanes: int, elem: Ty, addrspace: int, signed: bool = True) -> str:
+    """`vload<N>(size_t, const AS T*)`: `_Z6vload4mPU3AS1Kf`."""
+    name = f"vload{lanes}"
+    return f"_Z{len(name)}{name}mPU3AS{addrspace}K{_ITANIUM[elem.elem][0 if signed else 1]}"
+
+
 def mangle(name: str, params: list[Ty], signed: bool = True) -> str:
     """The SPIR (Itanium) mangled name of OpenCL builtin `name` over `params`:
     `_Z4fabsf`, `_Z3maxDv4_iS_` (a repeated vector type is a substitution)."""
-    assert name in OPENCL_BUILTINS, name
+    assert name in OPENCL_BUILTINS or name.startswith("convert_"), name
     out = []
     seen: list[str] = []
     for t in params:
@@ -484,7 +501,8 @@ class FunctionEmitter:
         elif isinstance(s, PrivStore):
             idx = self._wrap(self.expr(s.index), s.array.size)
             value = self.expr(s.value)
-            b.store(value, self._priv_ptr(s.array, idx, s.access.gep_flags), align=self._align(s.array.elem),
+            b.store(value, self._priv_ptr(s.array, idx, s.access.gep_flags, generic=s.access.via == "generic"),
+                    align=self._align(s.array.elem),
                     volatile=s.access.volatile)
         elif isinstance(s, CallStmt):
             self.expr(s.call)
@@ -692,16 +710,19 @@ class FunctionEmitter:
         assert count & (count - 1) == 0, count
         return self.b.and_(v, V.const_int(v.type, count - 1))
 
-    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = (), view: bool = False) -> V.Value:
+    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = (), view: bool = False,
+                  generic: bool = False) -> V.Value:
         """The address of element `idx` of a private array (of scalar `idx`
-        of its `size * lanes` scalars with `view`)."""
+        of its `size * lanes` scalars with `view`), through a generic
+        (addrspace 4) pointer with `generic`."""
         zero = V.const_int(idx.type, 0)
-        base = self.arrays[arr.id]
+        alloca = self.arrays[arr.id]
+        base = self.b.cast("addrspacecast", alloca, T.PointerType(4)) if generic else alloca
         if view or arr.size == 1:
             return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
         aty = T.ArrayType(ir_type(arr.elem), arr.size)
         if arr.union:
-            return self.b.gep(base.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
+            return self.b.gep(alloca.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
         return self.b.gep(aty, base, [zero, idx], flags=flags)
 
     def _load_ptr(self, a: Addr, buf: Buffer, acc: Access) -> V.Value:
@@ -766,12 +787,31 @@ class FunctionEmitter:
         if isinstance(e, PrivLoad):
             n = e.array.size * (e.array.elem.lanes if e.view else 1)
             idx = self._wrap(self.expr(e.index), n)
-            p = self._priv_ptr(e.array, idx, e.access.gep_flags, e.view)
+            p = self._priv_ptr(e.array, idx, e.access.gep_flags, e.view, e.access.via == "generic")
             if e.choice is not None:
                 cond = self.expr(e.choice[0])
-                other = self._priv_ptr(e.array, self._wrap(self.expr(e.choice[1]), n), e.access.gep_flags, e.view)
+                other = self._priv_ptr(e.array, self._wrap(self.expr(e.choice[1]), n), e.access.gep_flags, e.view,
+                                       e.access.via == "generic")
                 p = b.select(cond, p, other)
             return b.load(ir_type(e.ty), p, align=self._align(e.ty), volatile=e.access.volatile)
+        if isinstance(e, VLoad):
+            buf = e.buffer
+            off = self.expr(e.expr)
+            n = buf.count // e.lanes
+            # In bounds: offset * lanes + lanes - 1 < count.
+            off = b.urem(off, V.const_int(off.type, n)) if n & (n - 1) else self._wrap(off, n)
+            if off.type != T.IntType(64):
+                off = b.zext(off, T.IntType(64))
+            fn = self.mod.declare(mangle_vload(e.lanes, buf.elem, buf.addrspace), ir_type(e.ty),
+                                  [T.IntType(64), T.PointerType(buf.addrspace)])
+            return b.call(fn, [off, self.args[id(buf)]])
+        if isinstance(e, PtrDiff):
+            i64 = T.IntType(64)
+            p = b.cast("ptrtoint", self._load_ptr(e.a, e.buffer, Access()), i64)
+            q = b.cast("ptrtoint", self._load_ptr(e.b, e.buffer, Access()), i64)
+            d = b.sub(p, q)
+            size = _alloc_size(e.buffer.elem)
+            return b.binop("sdiv", d, self.i64(size), flags=("exact",)) if size > 1 else d
         if isinstance(e, PtrCmp):
             p = self._load_ptr(e.a, e.buffer, Access())
             q = self._load_ptr(e.b, e.buffer, Access())
@@ -842,16 +882,17 @@ class FunctionEmitter:
             name = f"llvm.{e.op}.{_intrinsic_suffix(e.ty)}.{_intrinsic_suffix(e.a.ty)}"
             fn = self.mod.intrinsic(name, dst, [x.type])
             return b.call(fn, [x])
-        if e.op == "fptosi.clamp":
-            # Ordered compares: NaN goes to the low bound; then fptosi is in range.
+        if e.op in ("fptosi.clamp", "fptoui.clamp"):
+            # Ordered compares: NaN goes to the low bound; then the conversion is in range.
             src = e.a.ty
-            lo = -(1 << (e.ty.bits - 1))
-            hi = _largest_below((1 << (e.ty.bits - 1)) - 1, src.scalar)
+            signed = e.op == "fptosi.clamp"
+            lo = -(1 << (e.ty.bits - 1)) if signed else 0
+            hi = _largest_below((1 << (e.ty.bits - (1 if signed else 0))) - 1, src.scalar)
             lo_c = self._fconst(src, float(lo))
             hi_c = self._fconst(src, hi)
             x = b.select(b.fcmp("oge", x, lo_c), x, lo_c)
             x = b.select(b.fcmp("ole", x, hi_c), x, hi_c)
-            return b.cast("fptosi", x, dst)
+            return b.cast("fptosi" if signed else "fptoui", x, dst)
         return b.cast(e.op, x, dst, flags=e.flags)
 
     def _fconst(self, ty: Ty, value: float) -> V.Value:
@@ -896,17 +937,29 @@ class FunctionEmitter:
     def _copy_out(self, s: CopyOut) -> None:
         b = self.b
         base = self.slot_base[id(s.buffer)]
-        idx = b.add(base, self.i64(s.slot)) if s.slot else base
+        slot = s.slot + (1 if s.move else 0)
+        idx = b.add(base, self.i64(slot)) if slot else base
         dst = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, Access())
         nbytes = V.const_int(T.IntType(64), _alloc_size(s.buffer.elem) * s.count)
         false = V.const_int(T.IntType(1), 0)
-        if s.array is None:
+        src: V.Value | None = None
+        if s.move:
+            first = b.add(base, self.i64(s.slot)) if s.slot else base
+            src = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], first, Access())
+            kind = "memmove"
+        elif s.array is not None:
+            src, kind = self.arrays[s.array.id], "memcpy"
+        elif s.source is not None:
+            assert s.addr is not None
+            src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
+            kind = "memcpy"
+        if src is None:
             fn = self.mod.intrinsic(f"llvm.memset.p{s.buffer.addrspace}.i64", T.VoidType(),
                                     [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
             b.call(fn, [dst, V.const_int(T.IntType(8), 0), nbytes, false])
             return
-        src = self.arrays[s.array.id]
-        fn = self.mod.intrinsic(f"llvm.memcpy.p{s.buffer.addrspace}.p0.i64", T.VoidType(),
+        src_as = src.type.addrspace  # type: ignore[attr-defined]
+        fn = self.mod.intrinsic(f"llvm.{kind}.p{s.buffer.addrspace}.p{src_as}.i64", T.VoidType(),
                                 [dst.type, src.type, T.IntType(64), T.IntType(1)])
         b.call(fn, [dst, src, nbytes, false])
 
@@ -916,6 +969,11 @@ class FunctionEmitter:
         dst = self.arrays[arr.id]
         nbytes = V.const_int(T.IntType(64), _alloc_size(arr.elem) * arr.size)
         false = V.const_int(T.IntType(1), 0)
+        if s.other is not None:
+            fn = self.mod.intrinsic("llvm.memcpy.p0.p0.i64", T.VoidType(),
+                                    [dst.type, dst.type, T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, self.arrays[s.other.id], nbytes, false])
+            return
         if s.source is None:
             fn = self.mod.intrinsic("llvm.memset.p0.i64", T.VoidType(),
                                     [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
@@ -944,7 +1002,10 @@ class FunctionEmitter:
 
     def _builtin(self, e: Builtin) -> V.Value:
         args = [self.expr(a) for a in e.args]
-        name = mangle(e.name, [a.ty for a in e.args], e.signed)
+        if e.name == "convert":
+            name = mangle(f"convert_{_opencl_type(e.ty, e.signed)}", [a.ty for a in e.args], e.signed)
+        else:
+            name = mangle(e.name, [a.ty for a in e.args], e.signed)
         fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])
         return self.b.call(fn, args)
 

@@ -68,6 +68,9 @@ class Knobs:
     mem_intrinsics: bool = True  # private arrays filled by llvm.memset / llvm.memcpy
     opencl_builtins: bool = True  # calls to OpenCL C builtins the oracle computes exactly (fabs, max, isnan...)
     printf: bool = True
+    vector_types: float = 0.08  # chance of each vector shape joining a kernel's palette
+    vector_vars: float = 0.2  # chance that a new variable has a vector type (when the palette has one)
+    loop_weight: float = 2.5  # how often a statement is a loop (against 4 for a plain `let`)
     local_memory: bool = True  # __local buffers, each work-item using only its own slots (no barrier)
 
     # NDRanges.
@@ -109,7 +112,10 @@ PROFILES: dict[str, dict[str, Any]] = {
                     max_helpers=0, max_arrays=0, atomics=False),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
-                  max_helpers=0),
+                  max_helpers=0, loop_weight=6.0),
+    # Vector types everywhere: shuffles, lane inserts and extracts, vector
+    # compares, selects, casts and math, as OpenCL's vector types give.
+    "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),
     # Memory patterns and types, little control flow.
     "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,
                    early_return=False),

@@ -374,7 +374,7 @@ class Select(Expr):
 
 CAST_OPS = (
     "trunc", "zext", "sext", "sitofp", "uitofp", "fptrunc", "fpext", "bitcast",
-    "fptosi.sat", "fptoui.sat", "fptosi.clamp",
+    "fptosi.sat", "fptoui.sat", "fptosi.clamp", "fptoui.clamp",
 )
 
 
@@ -608,6 +608,14 @@ OPENCL_BUILTINS = {
     "popcount": (1, "int"),
     "isnan": (1, "rel"), "isinf": (1, "rel"), "isfinite": (1, "rel"), "isnormal": (1, "rel"),
     "signbit": (1, "rel"), "isless": (2, "rel"), "isgreater": (2, "rel"), "isequal": (2, "rel"),
+    # The runtime computes these with LLVM's intrinsics, per lane, in the
+    # scalar and the vector kernel alike.
+    "sin": (1, "float"), "cos": (1, "float"), "exp": (1, "float"), "exp2": (1, "float"),
+    "log": (1, "float"), "log2": (1, "float"), "log10": (1, "float"), "atan": (1, "float"),
+    "tan": (1, "float"), "pow": (2, "float"), "fmod": (2, "float"),
+    # `convert_<type>` (not saturating, not from a float to an integer:
+    # that is undefined out of range): the result type names the builtin.
+    "convert": (1, "convert"),
 }
 
 
@@ -623,6 +631,37 @@ class Builtin(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
+
+
+@dataclass(eq=False)
+class VLoad(Expr):
+    """`vload<N>(offset, &buf[0])`: N consecutive elements of `buffer` from
+    `offset * N` (`offset` is `expr & (count/N - 1)`, so it stays inside)."""
+
+    buffer: Buffer
+    lanes: int
+    expr: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.buffer.elem.with_lanes(self.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
+class PtrDiff(Expr):
+    """`(ptrtoint &buf[a] - ptrtoint &buf[b]) / sizeof(elem)` (`sdiv exact`):
+    the element distance of two addresses, as C's pointer subtraction."""
+
+    buffer: Buffer
+    a: Addr
+    b: Addr
+    ty: Ty = I64
+
+    def children(self) -> tuple[Expr, ...]:
+        return (*self.a.exprs(), *self.b.exprs())
 
 
 @dataclass(eq=False)
@@ -879,6 +918,7 @@ class PrivInit(Stmt):
     array: PrivArray
     source: Buffer | None = None
     addr: Block | None = None
+    other: PrivArray | None = None  # `llvm.memcpy` from another private array (as large or larger)
 
     def exprs(self) -> tuple[Expr, ...]:
         return self.addr.exprs() if self.addr is not None else ()
@@ -886,14 +926,22 @@ class PrivInit(Stmt):
 
 @dataclass(eq=False)
 class CopyOut(Stmt):
-    """`llvm.memcpy` of a private array into `array.size` consecutive own
-    slots of an output buffer from `slot` on, or `llvm.memset` of them to 0
-    (`array` None, `count` slots)."""
+    """Bulk writes of `count` consecutive own slots, from `slot` on, of an
+    output or `__local` buffer: `llvm.memcpy` from a private array
+    (`array`) or from an input buffer (`source` at `addr`), `llvm.memset`
+    to 0 (neither), or with `move`, `llvm.memmove` of slots `slot ..` to
+    `slot+1 ..` (overlapping, inside the work-item's own `count + 1`)."""
 
     buffer: Buffer
     slot: int
     count: int
     array: PrivArray | None = None
+    source: Buffer | None = None
+    addr: Block | None = None
+    move: bool = False
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.addr.exprs() if self.addr is not None else ()
 
 
 @dataclass(eq=False)

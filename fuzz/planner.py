@@ -79,6 +79,7 @@ from .plan import (
     PrivLoad,
     PrivStore,
     PtrCmp,
+    PtrDiff,
     Return,
     ScalarParam,
     Select,
@@ -93,6 +94,7 @@ from .plan import (
     UniformStore,
     Var,
     VarRef,
+    VLoad,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -300,7 +302,7 @@ class Planner:
         if k.vectors:
             allowed = [v for v in VECTOR_TYPES if v.elem in k.types]
             for v in allowed:
-                if c.boolean(0.08):
+                if c.boolean(k.vector_types):
                     self.vec_palette.append(v)
 
     def _scalar_param(self) -> None:
@@ -392,6 +394,12 @@ class Planner:
                            (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
         if init != "loop":
             source, addr = None, None
+            bigger = [a for a in self.arrays if a.elem == arr.elem and a.size >= arr.size]
+            if init == "memcpy" and bigger and c.boolean(0.4):
+                other = c.choice(bigger)
+                arr.varying = other.varying
+                self.arrays.append(arr)
+                return PrivInit(arr, other=other)
             if init == "memcpy":
                 source = self.in_buf(arr.elem)
                 addr = Block(self.expr(c.choice((I32, I64)), 2, ANY), arr.size)
@@ -437,7 +445,7 @@ class Planner:
     def _access(self, buf: Buffer | None) -> Access:
         c = self.c
         flags = c.weighted([(3.0, ()), (3.0, ("inbounds",)), (3.0, ("inbounds", "nuw")), (0.5, ("nuw",))])
-        via = "gep"
+        via = "generic" if buf is None and c.boolean(0.1) else "gep"
         if buf is not None:
             via = c.weighted([(8.0, "gep"), (1.0, "int"), (1.0 if buf.addrspace in (1, 3) else 0.0, "generic")])
         return Access(flags, via, c.boolean(0.05))
@@ -550,7 +558,7 @@ class Planner:
             (3.0 if assignable else 0.0, self._assign_stmt),
             (3.0 if can_store else 0.0, self._store_stmt),
             (3.0 if nest_ok else 0.0, lambda: self._if_stmt(depth)),
-            (2.5 if can_loop else 0.0, lambda: self._loop_stmt(depth, loop_limit)),
+            (k.loop_weight if can_loop else 0.0, lambda: self._loop_stmt(depth, loop_limit)),
             (1.0 if nest_ok and k.switch else 0.0, lambda: self._switch_stmt(depth)),
             ((2.5 if in_loop else 0.7) if can_jump else 0.0, self._jump_stmt),
             (0.8 if can_atomic else 0.0, self._atomic_stmt),
@@ -565,7 +573,7 @@ class Planner:
 
     def _new_var_type(self) -> Ty:
         c = self.c
-        if self.vec_palette and c.boolean(0.2):
+        if self.vec_palette and c.boolean(self.k.vector_vars):
             return c.choice(self.vec_palette)
         return c.choice(self.palette)
 
@@ -630,20 +638,28 @@ class Planner:
     def _copy_out_stmt(self) -> Stmt:
         """A private array copied into own output slots (`llvm.memcpy`), or
         own slots zeroed (`llvm.memset`)."""
-        c = self.c
+        c, k = self.c, self.k
         arrays = [a for a in self.arrays if a.elem.lanes != 3]
-        if arrays and c.boolean(0.6):
+        local = k.local_memory and c.boolean(0.3)
+        what = c.weighted([(2.0 if arrays else 0.0, "array"), (1.0, "zero"), (1.0, "input"), (0.7, "move")])
+        if what == "array":
             arr = c.choice(arrays)
-            buf = self.out_buf(arr.elem)
+            buf = self.local_buf(arr.elem) if local else self.out_buf(arr.elem)
             slot = buf.slots
             buf.slots += arr.size
             return CopyOut(buf, slot, arr.size, arr)
-        ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
-        n = c.integer(1, 4)
-        buf = self.out_buf(ty)
+        ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+        n = c.choice((1, 2, 4))
+        buf = self.local_buf(ty) if local else self.out_buf(ty)
         slot = buf.slots
+        if what == "input":
+            buf.slots += n
+            return CopyOut(buf, slot, n, source=self.in_buf(ty), addr=Block(self.expr(c.choice((I32, I64)), 2, ANY), n))
+        if what == "move":
+            buf.slots += n + 1
+            return CopyOut(buf, slot, n, move=True)
         buf.slots += n
-        return CopyOut(buf, slot, n, None)
+        return CopyOut(buf, slot, n)
 
     def _printf_stmt(self) -> Stmt:
         """`printf` of a few scalars: what a debugging kernel does."""
@@ -961,6 +977,11 @@ class Planner:
                 (1.5 if k.flags and not ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4, lambda: Freeze(self.expr(ty, d, sub))),
+                (0.6 if k.opencl_builtins and ty.is_vector and self.helper is None and mode != INVARIANT
+                 else 0.0, lambda: VLoad(self.in_buf(ty.scalar), ty.lanes, self.expr(c.choice((I32, I64)), d, sub))),
+                (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
+                 and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
+                 lambda: _convert(self._ptr_diff(mode), ty)),
                 (1.0 if k.opencl_builtins and not ty.is_bool else 0.0,
                  lambda: self._builtin(ty, d, mode) or self.expr(ty, d, mode)),
                 (0.6 if k.math and not ty.is_float else 0.0, lambda: self._overflow(ty, d, mode, 0)),
@@ -1233,6 +1254,14 @@ class Planner:
             return Shuffle(load, load, (0, 1, 2))
         return load
 
+    def _ptr_diff(self, mode: str) -> Expr:
+        """The element distance of two addresses into one buffer (pointer subtraction)."""
+        c = self.c
+        ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+        a = c.weighted(self._addr_options(mode))()
+        b = c.weighted(self._addr_options(mode))()
+        return PtrDiff(self.in_buf(ty), a, b)
+
     def _ptr_cmp(self, mode: str) -> Expr:
         """Two addresses into one buffer compared (`icmp ult ptr p, q`)."""
         c = self.c
@@ -1256,7 +1285,7 @@ class Planner:
             return None
         sub = VARYING if mode == VARYING else mode
         other = ANY if mode == VARYING else mode
-        kinds = ["float"] if ty.is_float else ["int"]
+        kinds = ["float", "convert"] if ty.is_float else ["int", "convert"]
         # Relationals: float arguments, an int result (scalar), or an
         # integer vector as wide as the floats (vector).
         rel = [f for f in ("f16", "f32", "f64") if f in self.k.types and (
@@ -1266,6 +1295,10 @@ class Planner:
         name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds])
         arity, kind = OPENCL_BUILTINS[name]
         arg_ty = Ty(c.choice(rel), ty.lanes) if kind == "rel" else ty
+        if kind == "convert":  # from another type of as many lanes; never a float to an integer
+            sources = [t for t in ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
+                       if t in self.k.types and (ty.is_float or t.startswith("i"))]
+            arg_ty = Ty(c.choice(sources), ty.lanes)
         args = [self.expr(arg_ty, depth, sub)] + [self.expr(arg_ty, depth, other) for _ in range(arity - 1)]
         return Builtin(name, tuple(args), ty, signed=c.boolean(0.5))
 
@@ -1421,7 +1454,7 @@ def _mentions_varying(e: Expr) -> bool:
             return True
         if isinstance(x, Call):
             return True  # helpers take varying parameters
-        if isinstance(x, PtrCmp) and (_addr_varying(x.a) or _addr_varying(x.b)):
+        if isinstance(x, (PtrCmp, PtrDiff)) and (_addr_varying(x.a) or _addr_varying(x.b)):
             return True
     return False
 
@@ -1471,7 +1504,7 @@ def _cast_ops(src: Ty, dst: Ty) -> list[str]:
             return []
         if src.bits == 16:  # the clamp bounds are not halves
             return ["fptosi.sat", "fptoui.sat"]
-        return ["fptosi.sat", "fptoui.sat", "fptosi.clamp"]
+        return ["fptosi.sat", "fptoui.sat", "fptosi.clamp", "fptoui.clamp"]
     return []
 
 
@@ -1522,14 +1555,18 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
                 addr_need(s.source, s.addr)
             if isinstance(s, Loop) and s.cursor is not None:
                 cursor_need(s.cursor)
+            if isinstance(s, CopyOut) and s.source is not None and s.addr is not None:
+                addr_need(s.source, s.addr)
     exprs.extend(h.result for h in plan.helpers if h.result is not None)
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, Load):
                 addr_need(x.buffer, x.addr)
-            elif isinstance(x, PtrCmp):
+            elif isinstance(x, (PtrCmp, PtrDiff)):
                 addr_need(x.buffer, x.a)
                 addr_need(x.buffer, x.b)
+            elif isinstance(x, VLoad):
+                need(x.buffer, x.lanes)
     total = plan.max_total
     perm_size = next_pow2(total)
     for b in plan.buffers:

@@ -113,8 +113,11 @@ def _const(v) -> int | None:
     from vectorizer.ir import instructions as I
     from vectorizer.ir import values as V
 
-    if isinstance(v, V.ConstantVector):
-        v = v.splat_value
+    if isinstance(v, V.ConstantAggregateZero):
+        return 0
+    if isinstance(v, V.ConstantVector):  # a splat, spelled as one or lane by lane
+        lanes = {_const(e) for e in v.elements}
+        return lanes.pop() if len(lanes) == 1 else None
     if isinstance(v, V.ConstantInt):
         return v.signed if v.type.bits > 1 else v.value & 1
     if isinstance(v, I.ICmpInst) and v.predicate in ("eq", "ne"):
@@ -166,6 +169,45 @@ def _bounds(v) -> tuple[int, int] | None:
     return None
 
 
+def _element_steps(ptr, size: int, base, seen: set) -> bool:
+    """Is `ptr` `base` plus a multiple of `size` bytes (GEPs over elements of
+    that size, selects and phis of such)?"""
+    from vectorizer.analysis.data_layout import DataLayout
+    from vectorizer.ir import instructions as I
+
+    if id(ptr) in seen:
+        return True
+    seen.add(id(ptr))
+    if ptr is base:
+        return True
+    if isinstance(ptr, I.GetElementPtrInst) and len(ptr.indices) == 1:
+        return DataLayout.parse(None).alloc_size(ptr.source_element_type) % size == 0 \
+            and _element_steps(ptr.pointer, size, base, seen)
+    if isinstance(ptr, I.SelectInst):
+        return _element_steps(ptr.true_value, size, base, seen) and _element_steps(ptr.false_value, size, base, seen)
+    if isinstance(ptr, I.PhiNode):
+        return all(_element_steps(v, size, base, seen) for v, _ in ptr.incoming)
+    return False
+
+
+def _pointer_difference(v, size: int | None) -> bool:
+    """`sub (ptrtoint p), (ptrtoint q)` of two addresses a multiple of `size` bytes from one buffer."""
+    from vectorizer.ir import instructions as I
+    from vectorizer.ir.module import Argument
+
+    if size is None or not (isinstance(v, I.BinaryOperator) and v.opcode == "sub"):
+        return False
+    ends = [v.lhs, v.rhs]
+    if not all(isinstance(e, I.CastInst) and e.opcode == "ptrtoint" for e in ends):
+        return False
+    p, q = ends[0].value, ends[1].value
+    root = p
+    while isinstance(root, (I.GetElementPtrInst, I.SelectInst, I.PhiNode)):
+        root = root.pointer if isinstance(root, I.GetElementPtrInst) else root.operands[1 if isinstance(
+            root, I.SelectInst) else 0]
+    return isinstance(root, Argument) and _element_steps(p, size, root, set()) and _element_steps(q, size, root, set())
+
+
 def _flag_holds(inst) -> bool:
     """Does every flag on `inst` hold for every value its operands can take?"""
     from vectorizer.ir import instructions as I
@@ -199,6 +241,8 @@ def _flag_holds(inst) -> bool:
         ma = _const(inst.lhs.rhs) if isinstance(inst.lhs, I.BinaryOperator) and inst.lhs.opcode == "and" else None
         mb = _const(inst.rhs.rhs) if isinstance(inst.rhs, I.BinaryOperator) and inst.rhs.opcode == "and" else None
         return ma is not None and mb is not None and (ma & mb & umax) == 0
+    if op == "sdiv" and _pointer_difference(inst.lhs, _const(inst.rhs)):
+        return True  # C's pointer subtraction: the distance is a whole number of elements
     if ra is None or rb is None:
         return False
     if op in ("udiv", "sdiv"):  # exact: the dividend is (masked x) * d, d the divisor

@@ -19,6 +19,7 @@ from fuzz.plan import (
     Buffer,
     ConstAddr,
     Continue,
+    CopyOut,
     CursorAddr,
     If,
     Indirect,
@@ -292,6 +293,16 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
                 assert s.cond.ty == I1
             if isinstance(s, Loop) and s.cursor is not None:
                 _check_addr(p, s.cursor.buffer, CursorAddr(s.cursor), counters)
+            if isinstance(s, CopyOut):  # inside the work-item's own slots
+                assert s.buffer.role in ("out", "local")
+                assert 0 <= s.slot and s.slot + s.count + (1 if s.move else 0) <= s.buffer.slots
+                if s.source is not None:
+                    assert s.addr is not None and s.addr.size == s.count
+                    _check_addr(p, s.source, s.addr, counters)
+                if s.array is not None:
+                    assert s.array.elem == s.buffer.elem and s.array.size == s.count
+            if isinstance(s, PrivInit) and s.other is not None:
+                assert s.other.elem == s.array.elem and s.other.size >= s.array.size
             if isinstance(s, PrivInit) and s.source is not None:
                 assert s.addr is not None and s.source.role == "in" and s.source.elem == s.array.elem
                 _check_addr(p, s.source, s.addr, counters)
@@ -300,6 +311,11 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
             exprs.append(h.result)
     for e in exprs:
         for x in walk_expr(e):
+            if type(x).__name__ in ("PtrCmp", "PtrDiff"):
+                _check_addr(p, x.buffer, x.a, counters)
+                _check_addr(p, x.buffer, x.b, counters)
+            if type(x).__name__ == "VLoad":
+                assert x.buffer.role == "in" and x.buffer.count >= x.lanes
             if isinstance(x, Load):
                 assert x.buffer.role in ("in", "index", "iota", "local")
                 assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
