@@ -652,14 +652,16 @@ class FunctionEmitter:
 
     def _switch(self, s: Switch) -> None:
         b = self.b
-        sel = b.and_(self.expr(s.sel), self.i32(7))
+        raw = self.expr(s.sel)
+        sel = b.and_(raw, V.const_int(raw.type, 7))
         keys = list(self.env)
         pre_env = dict(self.env)
         head = self._cur()
         case_bbs = [self.new_block("sw.case") for _ in s.cases]
         default_bb = self.new_block("sw.default") if s.default else None
         end_bb = self.new_block("sw.end")
-        cases = [(self.i32(v), bb) for case, bb in zip(s.cases, case_bbs, strict=True) for v in case.values]
+        cases = [(V.const_int(sel.type, v), bb) for case, bb in zip(s.cases, case_bbs, strict=True)
+                 for v in case.values]
         b.switch(sel, default_bb or end_bb, cases)
         incoming: list[tuple[dict[int, V.Value], V.BasicBlock]] = []
         fall: tuple[dict[int, V.Value], V.BasicBlock] | None = None

@@ -839,7 +839,7 @@ class SwitchCase:
 
 @dataclass(eq=False)
 class Switch(Stmt):
-    """`switch (sel & 7)`: the selector is wrapped by the emitter too."""
+    """`switch (sel & 7)` (`sel` an i32 or i64): the selector is wrapped by the emitter too."""
 
     sel: Expr
     cases: list[SwitchCase]

@@ -387,7 +387,10 @@ class Planner:
         uninitialised element is possible afterwards)."""
         c, k = self.c, self.k
         elems = [t for t in self.palette if t != I1] + self.vec_palette or [I32]
-        arr = PrivArray(len(self.arrays), c.choice(elems), c.choice((4, 8, 2, 16, 1)))
+        elem = c.choice(elems)
+        if self.arrays and k.mem_intrinsics and c.boolean(0.3):
+            elem = c.choice(self.arrays).elem  # another array like one before: it may be copied from it
+        arr = PrivArray(len(self.arrays), elem, c.choice((4, 8, 2, 16, 1)))
         # Size 1: a private scalar kept in memory (`alloca T`, accessed volatile).
         arr.union = k.access_forms and arr.size > 1 and c.boolean(0.2)
         init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
@@ -751,7 +754,7 @@ class Planner:
     def _switch_stmt(self, depth: int) -> Stmt:
         c, k = self.c, self.k
         mode = self._branch_mode()
-        sel = self.expr(I32, k.expr_depth - 1, mode)
+        sel = self.expr(I64 if c.boolean(0.3) else I32, k.expr_depth - 1, mode)
         values = list(range(8))
         cases: list[SwitchCase] = []
         div = mode == VARYING
