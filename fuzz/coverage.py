@@ -100,6 +100,8 @@ class Divergence:
                 return True
             if isinstance(x, (PtrCmp, PtrDiff)) and (self.addr(x.a) or self.addr(x.b)):
                 return True
+            if isinstance(x, VLoad) and x.base is not None and self.addr(x.base):
+                return True
         return False
 
     def addr(self, a: Addr) -> bool:

@@ -798,14 +798,17 @@ class FunctionEmitter:
             return b.load(ir_type(e.ty), p, align=self._align(e.ty), volatile=e.access.volatile)
         if isinstance(e, VLoad):
             buf = e.buffer
+            fn = self.mod.declare(mangle_vload(e.lanes, buf.elem, buf.addrspace), ir_type(e.ty),
+                                  [T.IntType(64), T.PointerType(buf.addrspace)])
+            if e.base is not None:  # vload(k, &buf[base]): sized for it
+                p = self._element_ptr(buf.elem, self.args[id(buf)], self.addr(e.base, buf), Access(("inbounds",)))
+                return b.call(fn, [self.i64(e.offset), p])
             off = self.expr(e.expr)
             n = buf.count // e.lanes
             # In bounds: offset * lanes + lanes - 1 < count.
             off = b.urem(off, V.const_int(off.type, n)) if n & (n - 1) else self._wrap(off, n)
             if off.type != T.IntType(64):
                 off = b.zext(off, T.IntType(64))
-            fn = self.mod.declare(mangle_vload(e.lanes, buf.elem, buf.addrspace), ir_type(e.ty),
-                                  [T.IntType(64), T.PointerType(buf.addrspace)])
             return b.call(fn, [off, self.args[id(buf)]])
         if isinstance(e, PtrDiff):
             i64 = T.IntType(64)
@@ -1005,7 +1008,7 @@ class FunctionEmitter:
     def _builtin(self, e: Builtin) -> V.Value:
         args = [self.expr(a) for a in e.args]
         if e.name == "convert":
-            name = mangle(f"convert_{_opencl_type(e.ty, e.signed)}", [a.ty for a in e.args], e.signed)
+            name = mangle(f"convert_{_opencl_type(e.ty, e.signed)}{e.suffix}", [a.ty for a in e.args], e.signed)
         else:
             name = mangle(e.name, [a.ty for a in e.args], e.signed)
         fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])

@@ -112,7 +112,7 @@ PROFILES: dict[str, dict[str, Any]] = {
                     max_helpers=0, max_arrays=0, atomics=False),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
-                  max_helpers=0, loop_weight=6.0),
+                  max_helpers=0, loop_weight=6.0, max_block=6),
     # Vector types everywhere: shuffles, lane inserts and extracts, vector
     # compares, selects, casts and math, as OpenCL's vector types give.
     "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),

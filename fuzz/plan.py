@@ -99,7 +99,9 @@ VECTOR_TYPES = (
     Ty("f32", 3), Ty("i32", 3), Ty("i8", 3), Ty("i16", 3), Ty("i64", 3), Ty("f64", 3),
     Ty("f32", 8), Ty("i32", 8), Ty("i16", 8), Ty("f64", 4), Ty("i64", 4), Ty("i8", 16),
     Ty("f32", 16), Ty("i32", 16), Ty("i16", 16), Ty("i8", 2), Ty("i16", 2), Ty("f16", 4),
-    Ty("f64", 8), Ty("i64", 8), Ty("i64", 16), Ty("f64", 16),
+    Ty("f64", 8), Ty("i64", 8),
+    # Not 16 x i64 / 16 x double: at W = 16 such a kernel took LLVM's x86
+    # backend ~40 s to compile at -O0 (256 lanes per value), stalling campaigns.
 )
 
 
@@ -612,7 +614,8 @@ OPENCL_BUILTINS = {
     # scalar and the vector kernel alike.
     "sin": (1, "float"), "cos": (1, "float"), "exp": (1, "float"), "exp2": (1, "float"),
     "log": (1, "float"), "log2": (1, "float"), "log10": (1, "float"), "atan": (1, "float"),
-    "tan": (1, "float"), "pow": (2, "float"), "fmod": (2, "float"),
+    "tan": (1, "float"), "pow": (2, "float"), "fmod": (2, "float"), "exp10": (1, "float"),
+    "copysign": (2, "float"),  # the sign from a constant or a load (exact bits), as for llvm.copysign
     # `convert_<type>` (not saturating, not from a float to an integer:
     # that is undefined out of range): the result type names the builtin.
     "convert": (1, "convert"),
@@ -628,6 +631,7 @@ class Builtin(Expr):
     args: tuple[Expr, ...]
     ty: Ty
     signed: bool = True
+    suffix: str = ""  # `convert_`: a rounding mode (`_rte`...), only between integers where it changes nothing
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
@@ -636,11 +640,15 @@ class Builtin(Expr):
 @dataclass(eq=False)
 class VLoad(Expr):
     """`vload<N>(offset, &buf[0])`: N consecutive elements of `buffer` from
-    `offset * N` (`offset` is `expr & (count/N - 1)`, so it stays inside)."""
+    `offset * N` (`offset` is `expr & (count/N - 1)`, so it stays inside);
+    or, with `base`, `vload<N>(offset, &buf[base])` for a constant `offset`
+    (0 or 1): the buffer is sized for `base + (offset + 1) * N`."""
 
     buffer: Buffer
     lanes: int
     expr: Expr
+    base: Affine | None = None
+    offset: int = 0
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]

@@ -799,7 +799,7 @@ class Planner:
         div = mode != UNIFORM
         then: list[Stmt] = []
         self.divergent += div
-        if self.budget > 1 and c.boolean(0.3):
+        if self.budget > 1 and c.boolean(0.45):
             self.scopes.append([])
             then.append(self.stmt(self.k.max_depth))  # a leaf statement
             self.scopes.pop()
@@ -981,13 +981,16 @@ class Planner:
                 (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4, lambda: Freeze(self.expr(ty, d, sub))),
                 (0.6 if k.opencl_builtins and ty.is_vector and self.helper is None and mode != INVARIANT
-                 else 0.0, lambda: VLoad(self.in_buf(ty.scalar), ty.lanes, self.expr(c.choice((I32, I64)), d, sub))),
+                 else 0.0, lambda: self._vload(ty, d, sub)),
                 (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
                  and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
                  lambda: _convert(self._ptr_diff(mode), ty)),
                 (1.0 if k.opencl_builtins and not ty.is_bool else 0.0,
                  lambda: self._builtin(ty, d, mode) or self.expr(ty, d, mode)),
-                (0.6 if k.math and not ty.is_float else 0.0, lambda: self._overflow(ty, d, mode, 0)),
+                # Scalars only: LLVM 22's x86 FastISel (the oracle's -O0 JIT)
+                # asserts on vector *.with.overflow.
+                (0.6 if k.math and not ty.is_float and not ty.is_vector else 0.0,
+                 lambda: self._overflow(ty, d, mode, 0)),
             ]
         return c.weighted(options)()
 
@@ -1257,6 +1260,15 @@ class Planner:
             return Shuffle(load, load, (0, 1, 2))
         return load
 
+    def _vload(self, ty: Ty, depth: int, mode: str) -> Expr:
+        """`vload<N>` at a wrapped offset, or at a constant offset from a
+        per-work-item address (the pointer argument then varies)."""
+        c = self.c
+        buf = self.in_buf(ty.scalar)
+        if mode in (ANY, VARYING) and c.boolean(0.4):
+            return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False), offset=c.integer(0, 1))
+        return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode))
+
     def _ptr_diff(self, mode: str) -> Expr:
         """The element distance of two addresses into one buffer (pointer subtraction)."""
         c = self.c
@@ -1302,8 +1314,22 @@ class Planner:
             sources = [t for t in ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
                        if t in self.k.types and (ty.is_float or t.startswith("i"))]
             arg_ty = Ty(c.choice(sources), ty.lanes)
-        args = [self.expr(arg_ty, depth, sub)] + [self.expr(arg_ty, depth, other) for _ in range(arity - 1)]
-        return Builtin(name, tuple(args), ty, signed=c.boolean(0.5))
+        args = []
+        for i in range(arity):
+            # Arguments of every kind: varying (as the mode wants), uniform, constant.
+            kind_ = c.weighted([(4.0, "mode"), (1.5 if mode == ANY else 0.0, "uniform"),
+                                (0.7 if i < arity else 0.0, "constant")])
+            if kind_ == "constant":
+                args.append(self._const(arg_ty))
+            else:
+                args.append(self.expr(arg_ty, depth, UNIFORM if kind_ == "uniform" else (sub if i == 0 else other)))
+        if name == "copysign" and not isinstance(args[1], Const):
+            loadable = self.helper is None and any(w > 0 for w, _ in self._addr_options(other))
+            args[1] = self._load(ty, other) if loadable else self._const(ty)
+        suffix = ""
+        if kind == "convert" and not ty.is_float and not arg_ty.is_float and c.boolean(0.3):
+            suffix = c.choice(("_rte", "_rtz", "_rtp", "_rtn"))
+        return Builtin(name, tuple(args), ty, signed=c.boolean(0.5), suffix=suffix)
 
     # Operators ---------------------------------------------------------
 
@@ -1405,7 +1431,7 @@ class Planner:
         sub = VARYING if mode == VARYING else mode
         other = ANY if mode == VARYING else mode
         srcs = [v for v in self.vec_palette if v.elem == ty.elem] or [ty]
-        if c.boolean(0.3):  # a shape of its own: concatenations, extensions, narrowings
+        if c.boolean(0.5):  # a shape of its own: concatenations, extensions, narrowings
             srcs = [v for v in VECTOR_TYPES if v.elem == ty.elem] or srcs
         src = c.choice(srcs)
         a = self.expr(src, depth, sub)
@@ -1458,6 +1484,8 @@ def _mentions_varying(e: Expr) -> bool:
         if isinstance(x, Call):
             return True  # helpers take varying parameters
         if isinstance(x, (PtrCmp, PtrDiff)) and (_addr_varying(x.a) or _addr_varying(x.b)):
+            return True
+        if isinstance(x, VLoad) and x.base is not None and _addr_varying(x.base):
             return True
     return False
 
@@ -1570,6 +1598,10 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
                 addr_need(x.buffer, x.b)
             elif isinstance(x, VLoad):
                 need(x.buffer, x.lanes)
+                if x.base is not None:
+                    a = x.base
+                    top = a.offset + max(a.stride, 0) * plan.max_base(a.base, a.dim)
+                    need(x.buffer, top + (x.offset + 1) * x.lanes)
     total = plan.max_total
     perm_size = next_pow2(total)
     for b in plan.buffers:

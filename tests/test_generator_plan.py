@@ -316,6 +316,9 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
                 _check_addr(p, x.buffer, x.b, counters)
             if type(x).__name__ == "VLoad":
                 assert x.buffer.role == "in" and x.buffer.count >= x.lanes
+                if x.base is not None:  # vload(k, &buf[base]) reads base + k*N .. + N - 1
+                    lo, hi = _affine_range(p, x.base, counters)
+                    assert 0 <= lo and hi + (x.offset + 1) * x.lanes <= x.buffer.count
             if isinstance(x, Load):
                 assert x.buffer.role in ("in", "index", "iota", "local")
                 assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
