@@ -63,6 +63,7 @@ from .plan import (
     UniformStore,
     VarRef,
     VLoad,
+    VStore,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -330,6 +331,8 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
             out["private array: llvm.memcpy" if s.source is not None else "private array: llvm.memset"] += 1
         elif isinstance(s, Printf):
             out["printf"] += 1
+        elif isinstance(s, VStore):
+            out["OpenCL builtin: vstore"] += 1
         elif isinstance(s, CopyOut):
             kind = ("llvm.memmove" if s.move else "llvm.memcpy of a private array" if s.array is not None
                     else "llvm.memcpy of an input" if s.source is not None else "llvm.memset")

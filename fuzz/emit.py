@@ -89,6 +89,7 @@ from .plan import (
     UniformStore,
     VarRef,
     VLoad,
+    VStore,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -510,6 +511,17 @@ class FunctionEmitter:
             self._priv_init(s)
         elif isinstance(s, CopyOut):
             self._copy_out(s)
+        elif isinstance(s, VStore):
+            value = self.expr(s.value)
+            base = self.slot_base[id(s.buffer)]
+            idx = b.add(base, self.i64(s.slot)) if s.slot else base
+            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, Access(("inbounds",)))
+            lanes = s.value.ty.lanes
+            code = _ITANIUM[s.value.ty.elem][0]
+            name = f"vstore{lanes}"
+            mangled = f"_Z{len(name)}{name}Dv{lanes}_{code}mPU3AS{s.buffer.addrspace}{code}"
+            fn = self.mod.declare(mangled, T.VoidType(), [value.type, T.IntType(64), p.type])
+            b.call(fn, [value, self.i64(s.offset), p])
         elif isinstance(s, Printf):
             self._printf(s)
         else:  # pragma: no cover

@@ -953,6 +953,20 @@ class CopyOut(Stmt):
 
 
 @dataclass(eq=False)
+class VStore(Stmt):
+    """`vstore<N>(value, offset, &buf[own slot])`: N consecutive own slots
+    (from `slot + offset * N`) of an output buffer of `value`'s element type."""
+
+    buffer: Buffer
+    slot: int
+    value: Expr
+    offset: int = 0
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False)
 class Printf(Stmt):
     """`printf(format, args...)` (scalars; floats passed as double). The
     oracle does not compare what is printed: it checks the arguments'

@@ -95,6 +95,7 @@ from .plan import (
     Var,
     VarRef,
     VLoad,
+    VStore,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -571,6 +572,7 @@ class Planner:
             (0.3 if kernel and k.printf else 0.0, self._printf_stmt),
             (0.8 if kernel and k.local_memory else 0.0, self._local_store_stmt),
             (0.4 if kernel and k.mem_intrinsics else 0.0, self._copy_out_stmt),
+            (0.4 if kernel and k.opencl_builtins and self.vec_palette else 0.0, self._vstore_stmt),
         ]
         return c.weighted(options)()
 
@@ -637,6 +639,19 @@ class Planner:
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
+
+    def _vstore_stmt(self) -> Stmt:
+        """`vstore<N>` of a vector into own output slots (through a per-work-item pointer)."""
+        c = self.c
+        ty = c.choice(self.vec_palette)
+        value = self.expr(ty, self.k.expr_depth, ANY)
+        if ty.is_bool:
+            value = Cast("zext", value, I8.with_lanes(ty.lanes))
+        buf = self.out_buf(value.ty.scalar)
+        off = c.integer(0, 1)
+        slot = buf.slots
+        buf.slots += (off + 1) * ty.lanes
+        return VStore(buf, slot, value, off)
 
     def _copy_out_stmt(self) -> Stmt:
         """A private array copied into own output slots (`llvm.memcpy`), or

@@ -60,6 +60,7 @@ from .plan import (
     UniformStore,
     VarRef,
     VLoad,
+    VStore,
     WorkDim,
     WorkItem,
     Wrapped,
@@ -237,6 +238,9 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
                 out.append(f"{pad}memcpy({dst}, &{s.source.name}[{addr_c(s.addr)}], {s.count} elements);")
             else:
                 out.append(f"{pad}memset({dst}, 0, {s.count} elements);")
+        elif isinstance(s, VStore):
+            out.append(f"{pad}vstore{s.value.ty.lanes}({expr_c(s.value)}, {s.offset}, "
+                       f"&{s.buffer.name}[{_slot(s.buffer)}*K + {s.slot}]);")
         elif isinstance(s, Printf):
             args = "".join(f", {expr_c(a)}" for a in s.args)
             out.append(f"{pad}printf({s.fmt!r}{args});")

@@ -301,6 +301,10 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
                     _check_addr(p, s.source, s.addr, counters)
                 if s.array is not None:
                     assert s.array.elem == s.buffer.elem and s.array.size == s.count
+            if type(s).__name__ == "VStore":  # N own slots from slot + offset * N
+                n = s.value.ty.lanes
+                assert s.buffer.role == "out" and s.buffer.elem == s.value.ty.scalar
+                assert s.slot + (s.offset + 1) * n <= s.buffer.slots
             if isinstance(s, PrivInit) and s.other is not None:
                 assert s.other.elem == s.array.elem and s.other.size >= s.array.size
             if isinstance(s, PrivInit) and s.source is not None:
