@@ -1322,7 +1322,10 @@ class Planner:
             (ty.lanes == 1 and ty.bits == 32) or (ty.lanes > 1 and int(f[1:]) == ty.bits))]
         if not ty.is_float and rel:
             kinds.append("rel")
-        name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds])
+        if c.boolean(0.3):  # conversions: a builtin per (type, width, sign), many to cover
+            name = "convert"
+        else:
+            name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds and kind != "convert"])
         arity, kind = OPENCL_BUILTINS[name]
         arg_ty = Ty(c.choice(rel), ty.lanes) if kind == "rel" else ty
         if kind == "convert":  # from another type of as many lanes; never a float to an integer
