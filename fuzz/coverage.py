@@ -21,14 +21,19 @@ from .plan import (
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
+    Builtin,
     Call,
     CallStmt,
     Cast,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -37,12 +42,19 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
+    Overflow,
+    Printf,
+    PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
+    PtrDiff,
     Return,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -50,6 +62,9 @@ from .plan import (
     Switch,
     UniformStore,
     VarRef,
+    VLoad,
+    VStore,
+    WorkDim,
     WorkItem,
     Wrapped,
     walk_expr,
@@ -84,6 +99,10 @@ class Divergence:
                 return True
             if isinstance(x, Call) and _helper_uses_ids(x.helper):
                 return True
+            if isinstance(x, (PtrCmp, PtrDiff)) and (self.addr(x.a) or self.addr(x.b)):
+                return True
+            if isinstance(x, VLoad) and x.base is not None and self.addr(x.base):
+                return True
         return False
 
     def addr(self, a: Addr) -> bool:
@@ -91,9 +110,13 @@ class Divergence:
             return a.base in ("lin", "gid", "lid")
         if isinstance(a, Indirect):
             return self.addr(a.inner)
-        if isinstance(a, Wrapped):
+        if isinstance(a, (Wrapped, Block)):
             return self.expr(a.expr)
-        return False
+        if isinstance(a, SelectAddr):
+            return self.expr(a.cond) or self.addr(a.a) or self.addr(a.b)
+        if isinstance(a, CursorAddr):
+            return self.addr(a.cursor.start)
+        return isinstance(a, LocalSlot)  # what this work-item stored
 
     def _block(self, body: list[Stmt], div: bool) -> None:
         for s in body:
@@ -125,6 +148,9 @@ class Divergence:
             self._block(s.body, c)
         elif isinstance(s, PrivStore):
             if div or self.expr(s.index) or self.expr(s.value):
+                self.arrays.add(s.array.id)
+        elif isinstance(s, PrivInit):
+            if div or (s.addr is not None and self.addr(s.addr)):
                 self.arrays.add(s.array.id)
 
     def _varying_exit(self, body: list[Stmt], under: bool = False) -> bool:
@@ -204,6 +230,15 @@ def features(plan: KernelPlan) -> Counter[str]:
         out["ids: linear id from group/local ids"] += 1
     if plan.arrays:
         out["private array"] += len(plan.arrays)
+        out["private array in a struct (union)"] += sum(a.union for a in plan.arrays)
+    if plan.builtins == "mux":
+        out["builtin: __mux_* spelling"] += 1
+    for b in plan.buffers:
+        if b.addrspace != 1:
+            out[f"buffer in addrspace({b.addrspace})"] += 1
+    for p in plan.scalars:
+        if p.ty.is_vector:
+            out["kernel argument: vector"] += 1
     if div.arrays:
         out["private array (varying contents)"] += len(div.arrays)
     if plan.helpers:
@@ -292,6 +327,27 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
             out["call: statement (side effects)"] += 1
         elif isinstance(s, UniformStore):
             pass
+        elif isinstance(s, PrivInit):
+            out["private array: llvm.memcpy" if s.source is not None else "private array: llvm.memset"] += 1
+        elif isinstance(s, Printf):
+            out["printf"] += 1
+        elif isinstance(s, VStore):
+            out["OpenCL builtin: vstore"] += 1
+        elif isinstance(s, CopyOut):
+            kind = ("llvm.memmove" if s.move else "llvm.memcpy of a private array" if s.array is not None
+                    else "llvm.memcpy of an input" if s.source is not None else "llvm.memset")
+            out[f"store: {kind}{' (__local)' if s.buffer.is_local else ''}"] += 1
+        if isinstance(s, Store) and s.buffer.is_local:
+            out["memory: __local store (own slots)"] += 1
+        if isinstance(s, Loop) and s.cursor is not None:
+            out["loop: pointer induction variable"] += 1
+        if isinstance(s, Atomic) and s.cas:
+            out["atomic: compare-and-swap loop"] += 1
+        if isinstance(s, Break) and s.levels >= 3:
+            out["break out of three loops"] += 1
+        access = getattr(s, "access", None)
+        if access is not None:
+            _access_features(access, out)
 
 
 def _all(body: list[Stmt]) -> list[Stmt]:
@@ -317,8 +373,41 @@ def _exits(body: list[Stmt]) -> int:
     return n
 
 
+def _access_features(acc: object, out: Counter[str]) -> None:
+    flags = " ".join(acc.gep_flags)  # type: ignore[attr-defined]
+    out[f"memory: gep {flags or 'without flags'}"] += 1
+    if acc.via != "gep":  # type: ignore[attr-defined]
+        out[f"memory: address via {acc.via}"] += 1  # type: ignore[attr-defined]
+    if acc.volatile:  # type: ignore[attr-defined]
+        out["memory: volatile"] += 1
+
+
 def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> None:
     for x in walk_expr(e):
+        access = getattr(x, "access", None)
+        if access is not None:
+            _access_features(access, out)
+        flags = getattr(x, "flags", ())
+        if flags:
+            out[f"flags: {getattr(x, 'op', getattr(x, 'pred', ''))} {' '.join(flags)}"] += 1
+        if isinstance(x, Builtin):
+            out[f"OpenCL builtin: {x.name}"] += 1
+        elif isinstance(x, Overflow):
+            out["llvm.*.with.overflow + extractvalue"] += 1
+        elif isinstance(x, Freeze):
+            out["freeze"] += 1
+        elif isinstance(x, PtrCmp):
+            out["pointer comparison"] += 1
+        elif isinstance(x, PtrDiff):
+            out["pointer subtraction"] += 1
+        elif isinstance(x, VLoad):
+            out["OpenCL builtin: vload"] += 1
+        elif isinstance(x, WorkDim):
+            out["builtin: get_work_dim"] += 1
+        elif isinstance(x, PrivLoad) and x.choice is not None:
+            out["private array: load through a pointer select"] += 1
+        elif isinstance(x, PrivLoad) and x.view:
+            out["private array: scalar view of vectors"] += 1
         if x.ty.elem != "void":
             out[f"type: {x.ty.llvm}"] += 1
         if isinstance(x, Select):
@@ -335,7 +424,13 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
                 out["call: under divergence"] += 1
         elif isinstance(x, WorkItem):
             out[f"builtin: get_{x.kind}"] += 1
-            out[f"builtin: dimension {x.dim}"] += 1
+            if isinstance(x.dim, int):
+                out[f"builtin: dimension {x.dim}"] += 1
+            else:
+                kind = "varying" if d.expr(x.dim) else "uniform"
+                out[f"builtin: run-time dimension ({kind})"] += 1
+                if x.kind in ("global_id", "local_id"):
+                    out["builtin: id with a run-time dimension"] += 1
         elif isinstance(x, Load):
             out[f"memory: load {_addr_kind(x.addr, d)}"] += 1
             if in_div:
@@ -357,9 +452,19 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
         return "gather (computed index)" if d.expr(a.expr) else "uniform"
     if isinstance(a, Indirect):
         return "gather (index buffer)"
+    if isinstance(a, SelectAddr):
+        return "select of two pointers"
+    if isinstance(a, Block):
+        return "block"
+    if isinstance(a, LocalSlot):
+        return "__local own slot"
+    if isinstance(a, CursorAddr):
+        return "pointer induction variable"
     assert isinstance(a, Affine)
     if a.base == "grp":
         return "uniform"
+    if not isinstance(a.dim, int):
+        return "at an id of a run-time dimension"
     if a.clamp_hi is not None:
         return "clamped (to the edge)"
     if a.counter is not None:

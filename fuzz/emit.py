@@ -14,7 +14,9 @@ Every UB guard promised in `fuzz.plan` is added here:
   unless affine in the work-item ids (buffers are sized for that);
 - dynamic lane indices `and (lanes-1)`, private-array indices `and (size-1)`;
 - loop trip counts bounded by `and`, `urem` or `umin` with a constant;
-- no `nsw`/`nuw`/`exact`/`inbounds`/fast-math flags anywhere.
+- poison-generating flags only where the plan put them (on operands masked
+  so that they hold, and `inbounds`/`nuw` on in-bounds accesses); no
+  fast-math flags.
 
 Values and blocks get deterministic names, so the printed text is a pure
 function of the plan.
@@ -30,13 +32,17 @@ from vectorizer.ir import values as V
 from vectorizer.ir.builder import Builder
 
 from .plan import (
+    OPENCL_BUILTINS,
+    Access,
     Addr,
     Affine,
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
     Buffer,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -44,8 +50,11 @@ from .plan import (
     Const,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -54,16 +63,23 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     Neg,
+    Overflow,
     ParamRef,
+    Printf,
     PrivArray,
+    PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
+    PtrDiff,
     Return,
     ScalarParam,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -72,10 +88,14 @@ from .plan import (
     Ty,
     UniformStore,
     VarRef,
+    VLoad,
+    VStore,
+    WorkDim,
     WorkItem,
     Wrapped,
     assigned_vars,
 )
+from .planner import next_pow2
 
 DATALAYOUT = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 TRIPLE = "x86_64-unknown-linux-gnu"
@@ -95,7 +115,7 @@ WORK_ITEM_NAMES = {
 def ir_type(ty: Ty) -> T.Type:
     """Our IR type for a plan type."""
     if ty.is_float:
-        scalar: T.Type = T.FloatType("float" if ty.bits == 32 else "double")
+        scalar: T.Type = T.FloatType({16: "half", 32: "float", 64: "double"}[ty.bits])
     else:
         scalar = T.IntType(ty.bits)
     return T.VectorType(scalar, ty.lanes) if ty.is_vector else scalar
@@ -119,6 +139,51 @@ def _largest_below(limit: int, ty: Ty) -> float:
         bits = struct.unpack("<Q", struct.pack("<d", x))[0]
         x = struct.unpack("<d", struct.pack("<Q", bits - 1 if x > 0 else bits + 1))[0]
     return x
+
+
+def _alloc_size(ty: Ty) -> int:
+    """Bytes one element of `ty` takes in memory (vectors round up to a power of two)."""
+    return max(1, next_pow2(ty.total_bits) // 8)
+
+
+_ITANIUM = {"i8": ("c", "h"), "i16": ("s", "t"), "i32": ("i", "j"), "i64": ("l", "m"),
+            "f16": ("Dh", "Dh"), "f32": ("f", "f"), "f64": ("d", "d")}
+
+
+def _opencl_type(ty: Ty, signed: bool) -> str:
+    """OpenCL C's name of `ty` (`int4`, `uchar`, `half8`), as `convert_` builtins spell it."""
+    base = {"i8": "char", "i16": "short", "i32": "int", "i64": "long", "f16": "half", "f32": "float",
+            "f64": "double"}[ty.elem]
+    if ty.is_int and not signed:
+        base = "u" + base
+    return f"{base}{ty.lanes}" if ty.is_vector else base
+
+
+def mangle_vload(lanes: int, elem: Ty, addrspace: int, signed: bool = True) -> str:
+    """`vload<N>(size_t, const AS T*)`: `_Z6vload4mPU3AS1Kf`."""
+    name = f"vload{lanes}"
+    return f"_Z{len(name)}{name}mPU3AS{addrspace}K{_ITANIUM[elem.elem][0 if signed else 1]}"
+
+
+def mangle(name: str, params: list[Ty], signed: bool = True) -> str:
+    """The SPIR (Itanium) mangled name of OpenCL builtin `name` over `params`:
+    `_Z4fabsf`, `_Z3maxDv4_iS_` (a repeated vector type is a substitution)."""
+    assert name in OPENCL_BUILTINS or name.startswith("convert_"), name
+    out = []
+    seen: list[str] = []
+    for t in params:
+        code = _ITANIUM[t.elem][0 if signed else 1]
+        if not t.is_vector:
+            out.append(code)
+            continue
+        full = f"Dv{t.lanes}_{code}"
+        if full in seen:
+            k = seen.index(full)
+            out.append("S_" if k == 0 else f"S{k - 1}_")
+        else:
+            seen.append(full)
+            out.append(full)
+    return f"_Z{len(name)}{name}{''.join(out)}"
 
 
 @dataclass
@@ -152,7 +217,8 @@ class ModuleEmitter:
         return fn
 
     def work_item_fn(self, kind: str) -> V.Function:
-        return self.declare(WORK_ITEM_NAMES[kind], T.IntType(64), [T.IntType(32)])
+        name = f"__mux_get_{kind}" if self.plan.builtins == "mux" else WORK_ITEM_NAMES[kind]
+        return self.declare(name, T.IntType(64), [T.IntType(32)])
 
     def intrinsic(self, name: str, ret: T.Type, params: list[T.Type]) -> V.Function:
         return self.declare(name, ret, params)
@@ -181,6 +247,7 @@ class FunctionEmitter:
         self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
         self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
         self.helper_base: V.Value | None = None
+        self.cursors: dict[int, V.Value] = {}  # id(Cursor) -> its pointer phi
         self._names: dict[str, int] = {}
         self._entered: dict[int, int] = {}  # id(block) -> when it was first filled
         self.fn: V.Function
@@ -218,10 +285,9 @@ class FunctionEmitter:
         return self._emit_helper(self.helper)
 
     def _emit_kernel(self, plan: KernelPlan) -> V.Function:
-        ptr = T.PointerType(GLOBAL_AS)
         params: list[T.Type] = []
         for p in plan.params:
-            params.append(ir_type(p.ty) if isinstance(p, ScalarParam) else ptr)
+            params.append(ir_type(p.ty) if isinstance(p, ScalarParam) else T.PointerType(p.addrspace))
         fty = T.FunctionType(T.VoidType(), tuple(params), False)
         self.fn = self.mod.module.add_function(plan.name, fty)
         self.fn.calling_conv = "spir_kernel"
@@ -231,13 +297,21 @@ class FunctionEmitter:
         entry = self.new_block("entry")
         self.set_block(entry)
         for arr in plan.arrays:
-            self.arrays[arr.id] = self.b.alloca(
-                T.ArrayType(ir_type(arr.elem), arr.size), align=self._align(arr.elem), name=arr.name
-            )
+            aty: T.Type = T.ArrayType(ir_type(arr.elem), arr.size) if arr.size > 1 else ir_type(arr.elem)
+            if arr.union:
+                st = self.mod.module.get_struct_type(f"union.{arr.name}")
+                st.set_body((aty,))
+                aty = st
+            self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
+        locals_ = [buf for buf in plan.buffers if buf.is_local]
+        llin = self._emit_local_lin(plan) if locals_ else None
         for buf in plan.buffers:
             if buf.role == "out":
                 self.slot_base[id(buf)] = self._emit_slot_base(buf)
+            elif buf.is_local:
+                assert llin is not None
+                self.slot_base[id(buf)] = llin if buf.slots == 1 else self.b.mul(llin, self.i64(buf.slots))
         self.emit_block(plan.body)
         if self.block is not None:
             self.b.ret()
@@ -311,8 +385,10 @@ class FunctionEmitter:
     # ------------------------------------------------------------------
     # Work-item ids and slots
 
-    def wi(self, kind: str, dim: int) -> V.Value:
-        return self.b.call(self.mod.work_item_fn(kind), [self.i32(dim)])
+    def wi(self, kind: str, dim: int | V.Value) -> V.Value:
+        """`get_<kind>(dim)`, the dimension a constant or an i32 value."""
+        d = self.i32(dim) if isinstance(dim, int) else dim
+        return self.b.call(self.mod.work_item_fn(kind), [d])
 
     def _emit_lin(self, plan: KernelPlan) -> V.Value:
         """The linear id over the NDRange: unique per work-item, in [0, total)."""
@@ -330,6 +406,15 @@ class FunctionEmitter:
         for d in range(plan.dims - 2, -1, -1):
             lin = b.add(b.mul(lin, self.wi("global_size", d)), ids[d])
         self._name(lin, "lin")
+        return lin
+
+    def _emit_local_lin(self, plan: KernelPlan) -> V.Value:
+        """The work-item's linear id inside its work-group: unique there."""
+        b = self.b
+        lin = self.wi("local_id", plan.dims - 1)
+        for d in range(plan.dims - 2, -1, -1):
+            lin = b.add(b.mul(lin, self.wi("local_size", d)), self.wi("local_id", d))
+        self._name(lin, "llin")
         return lin
 
     def _emit_slot_base(self, buf: Buffer) -> V.Value:
@@ -397,8 +482,8 @@ class FunctionEmitter:
             else:
                 base = self.slot_base[id(s.buffer)]
             idx = b.add(base, self.i64(s.slot)) if s.slot else base
-            p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
-            b.store(value, p, align=self._align(s.buffer.elem))
+            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
+            b.store(value, p, align=self._align(s.buffer.elem), volatile=s.access.volatile)
         elif isinstance(s, UniformStore):
             value = self.expr(s.value)
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [self.i64(s.index)])
@@ -410,13 +495,35 @@ class FunctionEmitter:
             else:
                 idx = self._wrap(self.expr(s.index), s.buffer.count)
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
-            b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
+            if s.cas:
+                self._cas(s, p, value)
+            else:
+                b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
         elif isinstance(s, PrivStore):
             idx = self._wrap(self.expr(s.index), s.array.size)
             value = self.expr(s.value)
-            b.store(value, self._priv_ptr(s.array, idx), align=self._align(s.array.elem))
+            b.store(value, self._priv_ptr(s.array, idx, s.access.gep_flags, generic=s.access.via == "generic"),
+                    align=self._align(s.array.elem),
+                    volatile=s.access.volatile)
         elif isinstance(s, CallStmt):
             self.expr(s.call)
+        elif isinstance(s, PrivInit):
+            self._priv_init(s)
+        elif isinstance(s, CopyOut):
+            self._copy_out(s)
+        elif isinstance(s, VStore):
+            value = self.expr(s.value)
+            base = self.slot_base[id(s.buffer)]
+            idx = b.add(base, self.i64(s.slot)) if s.slot else base
+            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, Access(("inbounds",)))
+            lanes = s.value.ty.lanes
+            code = _ITANIUM[s.value.ty.elem][0]
+            name = f"vstore{lanes}"
+            mangled = f"_Z{len(name)}{name}Dv{lanes}_{code}mPU3AS{s.buffer.addrspace}{code}"
+            fn = self.mod.declare(mangled, T.VoidType(), [value.type, T.IntType(64), p.type])
+            b.call(fn, [value, self.i64(s.offset), p])
+        elif isinstance(s, Printf):
+            self._printf(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
 
@@ -488,6 +595,11 @@ class FunctionEmitter:
             umin = self.mod.intrinsic("llvm.umin.i32", T.IntType(32), [T.IntType(32)] * 2)
             trip = b.call(umin, [raw, self.i32(s.max_trip)])
         self._name(trip, f"{s.counter.name}.trip")
+        start = None
+        if s.cursor is not None:
+            cur = s.cursor
+            start = self._element_ptr(cur.buffer.elem, self.args[id(cur.buffer)], self.addr(cur.start, cur.buffer),
+                                      Access(("inbounds", "nuw")))
         keys = list(self.env)
         pre = self._cur()
         header = self.new_block("loop.header")
@@ -498,6 +610,11 @@ class FunctionEmitter:
         carried = [v.id for v in assigned_vars(s.body) if v.id in self.env]
         counter = b.phi(T.IntType(32), name=s.counter.name)
         counter.add_incoming(self.i32(0), pre)
+        cursor = None
+        if s.cursor is not None:
+            cursor = b.phi(start.type, name=self._unique(f"{s.counter.name}.ptr"))  # type: ignore[union-attr]
+            cursor.add_incoming(start, pre)  # type: ignore[arg-type]
+            self.cursors[id(s.cursor)] = cursor
         phis: dict[int, V.Value] = {}
         for vid in carried:
             phi = b.phi(self.env[vid].type, name=self._unique(f"{self._var_name(vid)}.loop"))
@@ -523,8 +640,14 @@ class FunctionEmitter:
         if frame.latch is not None:
             self._merge(frame.latch, frame.continues, list(phis) + [s.counter.id] + [k for k in keys if k not in phis])
             nxt = b.add(self.env[s.counter.id], self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+            if cursor is not None:
+                assert s.cursor is not None
+                step = b.gep(ir_type(s.cursor.buffer.elem), cursor, [self.i64(s.cursor.step)],
+                             flags=("inbounds", "nuw"))
             latch_end = self._cur()
             counter.add_incoming(nxt, latch_end)
+            if cursor is not None:
+                cursor.add_incoming(step, latch_end)
             for vid, phi in phis.items():
                 phi.add_incoming(self.env[vid], latch_end)
             if s.kind == "for":
@@ -541,14 +664,16 @@ class FunctionEmitter:
 
     def _switch(self, s: Switch) -> None:
         b = self.b
-        sel = b.and_(self.expr(s.sel), self.i32(7))
+        raw = self.expr(s.sel)
+        sel = b.and_(raw, V.const_int(raw.type, 7))
         keys = list(self.env)
         pre_env = dict(self.env)
         head = self._cur()
         case_bbs = [self.new_block("sw.case") for _ in s.cases]
         default_bb = self.new_block("sw.default") if s.default else None
         end_bb = self.new_block("sw.end")
-        cases = [(self.i32(v), bb) for case, bb in zip(s.cases, case_bbs, strict=True) for v in case.values]
+        cases = [(V.const_int(sel.type, v), bb) for case, bb in zip(s.cases, case_bbs, strict=True)
+                 for v in case.values]
         b.switch(sel, default_bb or end_bb, cases)
         incoming: list[tuple[dict[int, V.Value], V.BasicBlock]] = []
         fall: tuple[dict[int, V.Value], V.BasicBlock] | None = None
@@ -599,9 +724,47 @@ class FunctionEmitter:
         assert count & (count - 1) == 0, count
         return self.b.and_(v, V.const_int(v.type, count - 1))
 
-    def _priv_ptr(self, arr: PrivArray, idx: V.Value) -> V.Value:
+    def _priv_ptr(self, arr: PrivArray, idx: V.Value, flags: tuple[str, ...] = (), view: bool = False,
+                  generic: bool = False) -> V.Value:
+        """The address of element `idx` of a private array (of scalar `idx`
+        of its `size * lanes` scalars with `view`), through a generic
+        (addrspace 4) pointer with `generic`."""
         zero = V.const_int(idx.type, 0)
-        return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), self.arrays[arr.id], [zero, idx])
+        alloca = self.arrays[arr.id]
+        base = self.b.cast("addrspacecast", alloca, T.PointerType(4)) if generic else alloca
+        if view or arr.size == 1:
+            return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
+        aty = T.ArrayType(ir_type(arr.elem), arr.size)
+        if arr.union:
+            return self.b.gep(alloca.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
+        return self.b.gep(aty, base, [zero, idx], flags=flags)
+
+    def _load_ptr(self, a: Addr, buf: Buffer, acc: Access) -> V.Value:
+        """The address a load of `buf` at `a` reads."""
+        if isinstance(a, SelectAddr):
+            cond = self.expr(a.cond)
+            p = self._load_ptr(a.a, buf, acc)
+            q = self._load_ptr(a.b, buf, acc)
+            return self.b.select(cond, p, q)
+        if isinstance(a, CursorAddr):
+            return self.cursors[id(a.cursor)]
+        return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
+
+    def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
+        """The address of element `idx` of a buffer, reached as `acc` says."""
+        b = self.b
+        ety = ir_type(elem)
+        if acc.via == "int":
+            # inttoptr(ptrtoint(base) + idx * size): what remove_intptr undoes.
+            i64 = T.IntType(64)
+            if idx.type != i64:
+                idx = b.sext(idx, i64)
+            size = max(1, next_pow2(elem.total_bits) // 8)
+            off = b.mul(idx, self.i64(size)) if size != 1 else idx
+            return b.cast("inttoptr", b.add(b.cast("ptrtoint", base, i64), off), base.type)
+        if acc.via == "generic":
+            base = b.cast("addrspacecast", base, T.PointerType(4))
+        return b.gep(ety, base, [idx], flags=acc.gep_flags)
 
     def expr(self, e: Expr) -> V.Value:
         b = self.b
@@ -612,7 +775,7 @@ class FunctionEmitter:
         if isinstance(e, ParamRef):
             return self.args[id(e.param)]
         if isinstance(e, WorkItem):
-            return self.wi(e.kind, e.dim)
+            return self.wi(e.kind, e.dim if isinstance(e.dim, int) else self.expr(e.dim))
         if isinstance(e, Lin):
             assert self.lin is not None
             return self.lin
@@ -624,7 +787,7 @@ class FunctionEmitter:
             x, y = self.expr(e.a), self.expr(e.b)
             if e.a.ty.is_float:
                 return b.fcmp(e.pred, x, y)
-            return b.icmp(e.pred, x, y)
+            return b.icmp(e.pred, x, y, flags=e.flags)
         if isinstance(e, Select):
             c = self.expr(e.cond)
             return b.select(c, self.expr(e.a), self.expr(e.b))
@@ -633,12 +796,57 @@ class FunctionEmitter:
         if isinstance(e, Math):
             return self._math(e)
         if isinstance(e, Load):
-            idx = self.addr(e.addr, e.buffer)
-            p = b.gep(ir_type(e.buffer.elem), self.args[id(e.buffer)], [idx])
-            return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem))
+            p = self._load_ptr(e.addr, e.buffer, e.access)
+            return b.load(ir_type(e.buffer.elem), p, align=self._align(e.buffer.elem), volatile=e.access.volatile)
         if isinstance(e, PrivLoad):
-            idx = self._wrap(self.expr(e.index), e.array.size)
-            return b.load(ir_type(e.array.elem), self._priv_ptr(e.array, idx), align=self._align(e.array.elem))
+            n = e.array.size * (e.array.elem.lanes if e.view else 1)
+            idx = self._wrap(self.expr(e.index), n)
+            p = self._priv_ptr(e.array, idx, e.access.gep_flags, e.view, e.access.via == "generic")
+            if e.choice is not None:
+                cond = self.expr(e.choice[0])
+                other = self._priv_ptr(e.array, self._wrap(self.expr(e.choice[1]), n), e.access.gep_flags, e.view,
+                                       e.access.via == "generic")
+                p = b.select(cond, p, other)
+            return b.load(ir_type(e.ty), p, align=self._align(e.ty), volatile=e.access.volatile)
+        if isinstance(e, VLoad):
+            buf = e.buffer
+            fn = self.mod.declare(mangle_vload(e.lanes, buf.elem, buf.addrspace), ir_type(e.ty),
+                                  [T.IntType(64), T.PointerType(buf.addrspace)])
+            if e.base is not None:  # vload(k, &buf[base]): sized for it
+                p = self._element_ptr(buf.elem, self.args[id(buf)], self.addr(e.base, buf), Access(("inbounds",)))
+                return b.call(fn, [self.i64(e.offset), p])
+            off = self.expr(e.expr)
+            n = buf.count // e.lanes
+            # In bounds: offset * lanes + lanes - 1 < count.
+            off = b.urem(off, V.const_int(off.type, n)) if n & (n - 1) else self._wrap(off, n)
+            if off.type != T.IntType(64):
+                off = b.zext(off, T.IntType(64))
+            return b.call(fn, [off, self.args[id(buf)]])
+        if isinstance(e, PtrDiff):
+            i64 = T.IntType(64)
+            p = b.cast("ptrtoint", self._load_ptr(e.a, e.buffer, Access()), i64)
+            q = b.cast("ptrtoint", self._load_ptr(e.b, e.buffer, Access()), i64)
+            d = b.sub(p, q)
+            size = _alloc_size(e.buffer.elem)
+            return b.binop("sdiv", d, self.i64(size), flags=("exact",)) if size > 1 else d
+        if isinstance(e, PtrCmp):
+            p = self._load_ptr(e.a, e.buffer, Access())
+            q = self._load_ptr(e.b, e.buffer, Access())
+            return b.icmp(e.pred, p, q)
+        if isinstance(e, WorkDim):
+            name = "__mux_get_work_dim" if self.plan.builtins == "mux" else "_Z12get_work_dimv"
+            return b.call(self.mod.declare(name, T.IntType(32), []), [])
+        if isinstance(e, Builtin):
+            return self._builtin(e)
+        if isinstance(e, Freeze):
+            return b.freeze(self.expr(e.a))
+        if isinstance(e, Overflow):
+            x, y = self.expr(e.a), self.expr(e.b)
+            t = ir_type(e.a.ty)
+            bit = ir_type(Ty("i1", e.a.ty.lanes))
+            st = T.StructType((t, bit))
+            fn = self.mod.intrinsic(f"llvm.{e.op}.with.overflow.{_intrinsic_suffix(e.a.ty)}", st, [t, t])
+            return b.extractvalue(b.call(fn, [x, y]), e.part)
         if isinstance(e, Call):
             return self._call(e)
         if isinstance(e, Extract):
@@ -660,7 +868,10 @@ class FunctionEmitter:
     def _lane(self, index: Expr | int, lanes: int) -> V.Value:
         if isinstance(index, int):
             return self.i64(index)
-        return self._wrap(self.expr(index), lanes)
+        v = self.expr(index)
+        if lanes & (lanes - 1):  # 3 lanes: `urem` (the divisor is a non-zero constant)
+            return self.b.urem(v, V.const_int(v.type, lanes))
+        return self._wrap(v, lanes)
 
     def _bin(self, e: Bin) -> V.Value:
         b = self.b
@@ -678,7 +889,7 @@ class FunctionEmitter:
             minus1 = b.icmp("eq", y, self.ci(ty, -1))
             bad = b.or_(zero, b.and_(minimum, minus1))
             y = b.select(bad, self.ci(ty, 1), y)
-        return b.binop(op, x, y)
+        return b.binop(op, x, y, flags=e.flags)
 
     def _cast(self, e: Cast) -> V.Value:
         b = self.b
@@ -688,17 +899,18 @@ class FunctionEmitter:
             name = f"llvm.{e.op}.{_intrinsic_suffix(e.ty)}.{_intrinsic_suffix(e.a.ty)}"
             fn = self.mod.intrinsic(name, dst, [x.type])
             return b.call(fn, [x])
-        if e.op == "fptosi.clamp":
-            # Ordered compares: NaN goes to the low bound; then fptosi is in range.
+        if e.op in ("fptosi.clamp", "fptoui.clamp"):
+            # Ordered compares: NaN goes to the low bound; then the conversion is in range.
             src = e.a.ty
-            lo = -(1 << (e.ty.bits - 1))
-            hi = _largest_below((1 << (e.ty.bits - 1)) - 1, src.scalar)
+            signed = e.op == "fptosi.clamp"
+            lo = -(1 << (e.ty.bits - 1)) if signed else 0
+            hi = _largest_below((1 << (e.ty.bits - (1 if signed else 0))) - 1, src.scalar)
             lo_c = self._fconst(src, float(lo))
             hi_c = self._fconst(src, hi)
             x = b.select(b.fcmp("oge", x, lo_c), x, lo_c)
             x = b.select(b.fcmp("ole", x, hi_c), x, hi_c)
-            return b.cast("fptosi", x, dst)
-        return b.cast(e.op, x, dst)
+            return b.cast("fptosi" if signed else "fptoui", x, dst)
+        return b.cast(e.op, x, dst, flags=e.flags)
 
     def _fconst(self, ty: Ty, value: float) -> V.Value:
         t = ir_type(ty)
@@ -717,6 +929,102 @@ class FunctionEmitter:
             types.append(T.IntType(1))
         fn = self.mod.intrinsic(name, t, types)
         return b.call(fn, args)
+
+    def _cas(self, s: Atomic, p: V.Value, value: V.Value) -> None:
+        """`*p op= value` as a compare-and-swap loop from an atomic load."""
+        b = self.b
+        ty = value.type
+        align = self._align(s.buffer.elem)
+        first = b.load(ty, p, align=align, ordering="monotonic")
+        pre = self._cur()
+        loop = self.new_block("cas.loop")
+        done = self.new_block("cas.done")
+        b.br(loop)
+        self.set_block(loop)
+        old = b.phi(ty)
+        new = b.binop(s.op, old, value)
+        pair = b.cmpxchg(p, old, new, success_ordering=s.ordering, failure_ordering="monotonic", align=align)
+        seen = b.extractvalue(pair, 0)
+        ok = b.extractvalue(pair, 1)
+        old.add_incoming(first, pre)
+        old.add_incoming(seen, loop)
+        b.cond_br(ok, done, loop)
+        self.set_block(done)
+
+    def _copy_out(self, s: CopyOut) -> None:
+        b = self.b
+        base = self.slot_base[id(s.buffer)]
+        slot = s.slot + (1 if s.move else 0)
+        idx = b.add(base, self.i64(slot)) if slot else base
+        dst = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, Access())
+        nbytes = V.const_int(T.IntType(64), _alloc_size(s.buffer.elem) * s.count)
+        false = V.const_int(T.IntType(1), 0)
+        src: V.Value | None = None
+        if s.move:
+            first = b.add(base, self.i64(s.slot)) if s.slot else base
+            src = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], first, Access())
+            kind = "memmove"
+        elif s.array is not None:
+            src, kind = self.arrays[s.array.id], "memcpy"
+        elif s.source is not None:
+            assert s.addr is not None
+            src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
+            kind = "memcpy"
+        if src is None:
+            fn = self.mod.intrinsic(f"llvm.memset.p{s.buffer.addrspace}.i64", T.VoidType(),
+                                    [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, V.const_int(T.IntType(8), 0), nbytes, false])
+            return
+        src_as = src.type.addrspace  # type: ignore[attr-defined]
+        fn = self.mod.intrinsic(f"llvm.{kind}.p{s.buffer.addrspace}.p{src_as}.i64", T.VoidType(),
+                                [dst.type, src.type, T.IntType(64), T.IntType(1)])
+        b.call(fn, [dst, src, nbytes, false])
+
+    def _priv_init(self, s: PrivInit) -> None:
+        b = self.b
+        arr = s.array
+        dst = self.arrays[arr.id]
+        nbytes = V.const_int(T.IntType(64), _alloc_size(arr.elem) * arr.size)
+        false = V.const_int(T.IntType(1), 0)
+        if s.other is not None:
+            fn = self.mod.intrinsic("llvm.memcpy.p0.p0.i64", T.VoidType(),
+                                    [dst.type, dst.type, T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, self.arrays[s.other.id], nbytes, false])
+            return
+        if s.source is None:
+            fn = self.mod.intrinsic("llvm.memset.p0.i64", T.VoidType(),
+                                    [dst.type, T.IntType(8), T.IntType(64), T.IntType(1)])
+            b.call(fn, [dst, V.const_int(T.IntType(8), 0), nbytes, false])
+            return
+        assert s.addr is not None
+        src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
+        fn = self.mod.intrinsic(f"llvm.memcpy.p0.p{s.source.addrspace}.i64", T.VoidType(),
+                                [dst.type, src.type, T.IntType(64), T.IntType(1)])
+        b.call(fn, [dst, src, nbytes, false])
+
+    def _printf(self, s: Printf) -> None:
+        from vectorizer.ir.module import GlobalVariable
+
+        data = s.fmt.encode() + b"\0"
+        aty = T.ArrayType(T.IntType(8), len(data))
+        name = f".str{len(self.mod.module.globals)}"
+        gv = GlobalVariable(name, aty, V.ConstantDataString(aty, data), linkage="private", is_constant=True,
+                            addrspace=2, align=1, attrs="unnamed_addr")
+        self.mod.module.add_global(gv)
+        fmt_ty = T.PointerType(2)
+        fn = self.mod.declare("printf", T.IntType(32), [fmt_ty])
+        if not fn.function_type.vararg:
+            fn.function_type = T.FunctionType(T.IntType(32), (fmt_ty,), True)
+        self.b.call(fn, [gv, *[self.expr(a) for a in s.args]])
+
+    def _builtin(self, e: Builtin) -> V.Value:
+        args = [self.expr(a) for a in e.args]
+        if e.name == "convert":
+            name = mangle(f"convert_{_opencl_type(e.ty, e.signed)}{e.suffix}", [a.ty for a in e.args], e.signed)
+        else:
+            name = mangle(e.name, [a.ty for a in e.args], e.signed)
+        fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])
+        return self.b.call(fn, args)
 
     def _call(self, e: Call) -> V.Value:
         h = e.helper
@@ -739,6 +1047,12 @@ class FunctionEmitter:
             return self.i64(a.index)
         if isinstance(a, Wrapped):
             return self._wrap(self.expr(a.expr), buf.count)
+        if isinstance(a, Block):
+            v = self.expr(a.expr)
+            return b.and_(v, V.const_int(v.type, buf.count - a.size))
+        if isinstance(a, LocalSlot):
+            base = self.slot_base[id(buf)]
+            return b.add(base, self.i64(a.slot)) if a.slot else base
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])
@@ -749,7 +1063,7 @@ class FunctionEmitter:
             base = self.lin
         else:
             kind = {"gid": "global_id", "lid": "local_id", "grp": "group_id"}[a.base]
-            base = self.wi(kind, a.dim)
+            base = self.wi(kind, a.dim if isinstance(a.dim, int) else self.args[id(a.dim)])
         ity = T.IntType(32) if a.narrow else T.IntType(64)
         if a.narrow:
             base = b.trunc(base, ity)

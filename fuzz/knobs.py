@@ -22,14 +22,14 @@ class Knobs:
     max_dims: int = 3  # NDRange dimensions (1..3)
     max_trip: int = 8  # largest trip count of one loop
     max_iterations: int = 48  # product of the trip counts of nested loops
-    max_loop_nest: int = 3
+    max_loop_nest: int = 4
     max_helpers: int = 2
     max_arrays: int = 2
     max_params: int = 3  # scalar (by-value) arguments
     max_total: int = 256  # work-items per NDRange
 
     # Types.
-    types: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "f32", "f64")
+    types: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "f16")
     vectors: bool = True  # short vector types (<4 x float>, <2 x i64>, ...)
 
     # Control flow.
@@ -46,7 +46,7 @@ class Knobs:
 
     # Memory.
     memory: tuple[str, ...] = (
-        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop", "clamped",
+        "uniform", "contiguous", "strided", "reverse", "gather", "scatter", "loop", "clamped", "select",
     )
     uniform_stores: bool = True
     private_arrays: bool = True
@@ -58,6 +58,20 @@ class Knobs:
     helpers: bool = True
     side_effect_helpers: bool = True
     work_item_builtins: bool = True  # local/group ids, sizes, offsets (global ids are always used)
+    runtime_dims: bool = True  # queries whose dimension is a kernel argument or computed (get_global_id(d))
+    mux_builtins: bool = True  # sometimes spell work-item queries `__mux_get_*` (as Vecz's tests do)
+
+    # IR forms real code has.
+    flags: bool = True  # nsw/nuw/exact/disjoint/nneg/samesign on operands masked so they hold
+    access_forms: bool = True  # gep inbounds/nuw, inttoptr(ptrtoint + offset), generic pointers, volatile
+    constant_buffers: bool = True  # some inputs in the __constant address space (2)
+    mem_intrinsics: bool = True  # private arrays filled by llvm.memset / llvm.memcpy
+    opencl_builtins: bool = True  # calls to OpenCL C builtins the oracle computes exactly (fabs, max, isnan...)
+    printf: bool = True
+    vector_types: float = 0.08  # chance of each vector shape joining a kernel's palette
+    vector_vars: float = 0.2  # chance that a new variable has a vector type (when the palette has one)
+    loop_weight: float = 2.5  # how often a statement is a loop (against 4 for a plain `let`)
+    local_memory: bool = True  # __local buffers, each work-item using only its own slots (no barrier)
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets
@@ -97,8 +111,11 @@ PROFILES: dict[str, dict[str, Any]] = {
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
                     max_helpers=0, max_arrays=0, atomics=False),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
-    "loops": dict(size=22, max_depth=4, max_loop_nest=3, switch=False, vectors=False,
-                  max_helpers=0),
+    "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
+                  max_helpers=0, loop_weight=6.0, max_block=6),
+    # Vector types everywhere: shuffles, lane inserts and extracts, vector
+    # compares, selects, casts and math, as OpenCL's vector types give.
+    "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),
     # Memory patterns and types, little control flow.
     "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,
                    early_return=False),

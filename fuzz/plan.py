@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 class Ty:
     """A first-class value type: a scalar (`lanes == 1`) or a short vector."""
 
-    elem: str  # i1 i8 i16 i32 i64 f32 f64
+    elem: str  # i1 i8 i16 i32 i64 f16 f32 f64
     lanes: int = 1
 
     @property
@@ -66,7 +66,7 @@ class Ty:
     @property
     def llvm(self) -> str:
         """LLVM spelling: `i32`, `float`, `<4 x double>`."""
-        s = {"f32": "float", "f64": "double"}.get(self.elem, self.elem)
+        s = {"f16": "half", "f32": "float", "f64": "double"}.get(self.elem, self.elem)
         return f"<{self.lanes} x {s}>" if self.is_vector else s
 
     @property
@@ -79,7 +79,7 @@ class Ty:
         """OpenCL C-like spelling, for the pseudo-C dump."""
         s = {
             "i1": "bool", "i8": "char", "i16": "short", "i32": "int", "i64": "long",
-            "f32": "float", "f64": "double",
+            "f16": "half", "f32": "float", "f64": "double",
         }[self.elem]
         return f"{s}{self.lanes}" if self.is_vector else s
 
@@ -88,19 +88,32 @@ class Ty:
 
 
 I1, I8, I16, I32, I64 = Ty("i1"), Ty("i8"), Ty("i16"), Ty("i32"), Ty("i64")
-F32, F64 = Ty("f32"), Ty("f64")
+F16, F32, F64 = Ty("f16"), Ty("f32"), Ty("f64")
 VOID = Ty("void")  # only the type of a call to a void helper
 SCALAR_TYPES = (I1, I8, I16, I32, I64, F32, F64)
 VECTOR_TYPES = (
     Ty("i32", 2), Ty("i32", 4), Ty("f32", 4), Ty("f32", 2), Ty("f64", 2),
     Ty("i16", 4), Ty("i8", 8), Ty("i64", 2), Ty("i8", 4),
+    # OpenCL's other shapes: 3 lanes (kept in memory as 4, as clang does), 8
+    # and 16 lanes, 2 narrow lanes, and vectors of half.
+    Ty("f32", 3), Ty("i32", 3), Ty("i8", 3), Ty("i16", 3), Ty("i64", 3), Ty("f64", 3),
+    Ty("f32", 8), Ty("i32", 8), Ty("i16", 8), Ty("f64", 4), Ty("i64", 4), Ty("i8", 16),
+    Ty("f32", 16), Ty("i32", 16), Ty("i16", 16), Ty("i8", 2), Ty("i16", 2), Ty("f16", 4),
+    Ty("f64", 8), Ty("i64", 8),
+    # Not 16 x i64 / 16 x double: at W = 16 such a kernel took LLVM's x86
+    # backend ~40 s to compile at -O0 (256 lanes per value), stalling campaigns.
 )
+
+
+def memory_type(ty: Ty) -> Ty:
+    """The type a value of `ty` has in a buffer: 3-lane vectors take 4 lanes."""
+    return ty.with_lanes(4) if ty.lanes == 3 else ty
 
 
 def parse_ty(text: str) -> Ty:
     """`i32`, `f32`, `4xf32`, `<4 x float>`, `float` -> Ty."""
     t = text.strip()
-    names = {"float": "f32", "double": "f64"}
+    names = {"half": "f16", "float": "f32", "double": "f64"}
     if t.startswith("<"):
         n, _, e = t[1:-1].partition(" x ")
         return Ty(names.get(e.strip(), e.strip()), int(n))
@@ -144,13 +157,18 @@ class Buffer:
     `iota` (read only, 0,1,2,...: a permutation for scatters), `out` (each
     work-item writes only its own `slots`), `uniform` (written only with
     work-item-invariant values), `counter` (atomics only, never read).
-    `count` (elements) is settled by `KernelPlan.finalize`.
+    `count` (elements) is settled by `KernelPlan.finalize`. `addrspace`: 1
+    (`__global`), or 2 (`__constant`) for inputs. Role `local`: a `__local`
+    buffer (addrspace 3) where each work-item reads and writes only its own
+    `slots`, placed by its local linear id (no barrier needed: nobody else
+    touches them; the oracle zeroes local memory for every work-group).
     """
 
     name: str
     role: str
     elem: Ty
     count: int = 0
+    addrspace: int = 1
     # Output buffers: slots per work-item and how a work-item's slots are
     # placed: `linear` (lin*K), `reverse` ((T-1-lin)*K), `perm`
     # (((lin*mul) ^ xor) & (P-1))*K, `indirect` (same through an iota buffer).
@@ -161,6 +179,10 @@ class Buffer:
     iota: Buffer | None = None
 
     @property
+    def is_local(self) -> bool:
+        return self.role == "local"
+
+    @property
     def init(self) -> str:
         # Outputs start random, not zero: a store (or a lost store) of 0 is
         # then as visible as any other.
@@ -168,6 +190,8 @@ class Buffer:
 
     @property
     def header(self) -> str:
+        if self.is_local:
+            return f"local:{self.elem.header}:{self.count}"
         return f"buf:{self.elem.header}:{self.count}:{self.init}"
 
 
@@ -176,12 +200,15 @@ Param = ScalarParam | Buffer
 
 @dataclass(eq=False)
 class PrivArray:
-    """A private (per work-item) array, fully initialised before any read."""
+    """A private (per work-item) array, fully initialised before any read.
+    `union`: allocated inside a one-field struct (`%union.privN = type {[N x
+    T]}`), as OpenCL C unions of a vector and an array are."""
 
     id: int
     elem: Ty
     size: int  # a power of two
     varying: bool = False  # planner's intent: filled with work-item-dependent values
+    union: bool = False
 
     @property
     def name(self) -> str:
@@ -256,11 +283,26 @@ WORK_ITEM_VARYING = ("global_id", "local_id")
 
 @dataclass(eq=False)
 class WorkItem(Expr):
-    """A work-item query (`get_<kind>(dim)`): i64."""
+    """A work-item query (`get_<kind>(dim)`): i64.
+
+    `dim` is a constant or an i32 expression: a dimension known only at run
+    time (the kernel's dimension argument, or a value computed per
+    work-item). Any value is defined: a dimension out of range answers 0
+    for ids and offsets, 1 for sizes."""
 
     kind: str
-    dim: int
+    dim: int | Expr
     ty: Ty = I64
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.dim,) if isinstance(self.dim, Expr) else ()
+
+
+@dataclass(eq=False)
+class WorkDim(Expr):
+    """`get_work_dim()`: i32, the same for the whole NDRange."""
+
+    ty: Ty = I32
 
 
 @dataclass(eq=False)
@@ -273,9 +315,13 @@ class Lin(Expr):
 
 @dataclass(eq=False)
 class Bin(Expr):
+    """A binary operator. `flags` (`nsw`, `nuw`, `exact`, `disjoint`) only on
+    the shapes the planner builds so that they hold (see `fuzz.planner`)."""
+
     op: str
     a: Expr
     b: Expr
+    flags: tuple[str, ...] = ()
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -304,6 +350,7 @@ class Cmp(Expr):
     pred: str  # icmp or fcmp predicate
     a: Expr
     b: Expr
+    flags: tuple[str, ...] = ()  # `samesign`, on operands masked non-negative
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -329,7 +376,7 @@ class Select(Expr):
 
 CAST_OPS = (
     "trunc", "zext", "sext", "sitofp", "uitofp", "fptrunc", "fpext", "bitcast",
-    "fptosi.sat", "fptoui.sat", "fptosi.clamp",
+    "fptosi.sat", "fptoui.sat", "fptosi.clamp", "fptoui.clamp",
 )
 
 
@@ -338,6 +385,7 @@ class Cast(Expr):
     op: str  # one of CAST_OPS
     a: Expr
     ty: Ty
+    flags: tuple[str, ...] = ()  # `nuw`/`nsw` (trunc), `nneg` (zext, uitofp), on masked operands
 
     def children(self) -> tuple[Expr, ...]:
         return (self.a,)
@@ -353,7 +401,7 @@ FLOAT_MATH = {
 INT_MATH = {
     "smax": 2, "smin": 2, "umax": 2, "umin": 2, "abs": 1, "ctpop": 1, "ctlz": 1,
     "cttz": 1, "bitreverse": 1, "fshl": 3, "fshr": 3, "uadd.sat": 2, "usub.sat": 2,
-    "sadd.sat": 2, "ssub.sat": 2,
+    "sadd.sat": 2, "ssub.sat": 2, "expect": 2,
 }
 
 
@@ -370,6 +418,51 @@ class Math(Expr):
         return self.args
 
 
+@dataclass(eq=False)
+class Freeze(Expr):
+    a: Expr
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a,)
+
+
+OVERFLOW_OPS = ("sadd", "uadd", "ssub", "usub", "smul", "umul")
+
+
+@dataclass(eq=False)
+class Overflow(Expr):
+    """`extractvalue (llvm.<op>.with.overflow(a, b)), field`: the wrapped
+    result (part 0) or the overflow bit (part 1, i1)."""
+
+    op: str
+    a: Expr
+    b: Expr
+    part: int
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.a.ty if self.part == 0 else Ty("i1", self.a.ty.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b)
+
+
+@dataclass
+class Access:
+    """How a memory access reaches its element: the GEP's flags (`inbounds`,
+    `nuw`: every index is in bounds and non-negative by construction),
+    `via` `gep`, `int` (`inttoptr(ptrtoint(base) + bytes)`) or `generic`
+    (through `addrspacecast` to the generic address space 4), `volatile`."""
+
+    gep_flags: tuple[str, ...] = ()
+    via: str = "gep"
+    volatile: bool = False
+
+
 class Addr:
     """How a buffer index is formed (subclasses below)."""
 
@@ -381,12 +474,14 @@ class Addr:
 class Affine(Addr):
     """`offset + stride*base (+ counter)` with `base` a work-item id (`lin`,
     `gid`, `lid`, `grp` of `dim`), in bounds because the planner sized the
-    buffer for the NDRanges in the header. `narrow`: computed in i32.
+    buffer for the NDRanges in the header. `dim` may be the kernel's
+    dimension argument (a `ScalarParam`): the buffer is then sized for the
+    largest id of any dimension. `narrow`: computed in i32.
     `clamp_hi`: the index is clamped to [0, clamp_hi] (clamp-to-edge
     addressing, as stencils do; the offset may then be negative)."""
 
     base: str
-    dim: int
+    dim: int | ScalarParam
     stride: int
     offset: int
     counter: Var | None = None
@@ -421,9 +516,60 @@ class ConstAddr(Addr):
 
 
 @dataclass(eq=False)
+class SelectAddr(Addr):
+    """`select(cond, &buf[a], &buf[b])`: a select of two pointers into one buffer."""
+
+    cond: Expr
+    a: Addr
+    b: Addr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond, *self.a.exprs(), *self.b.exprs())
+
+
+@dataclass(eq=False)
+class LocalSlot(Addr):
+    """Slot `slot` of this work-item's own part of a `local` buffer."""
+
+    slot: int
+
+
+@dataclass
+class Cursor:
+    """A pointer induction variable of a loop: `&buffer[start]` before the
+    loop, advanced by `step` elements on every iteration (a pointer phi in
+    the loop header); `start` is sized for `step * max_trip` more elements."""
+
+    buffer: Buffer
+    start: Affine
+    step: int
+    span: int  # step * the loop's max_trip: how far past `start` it may go
+
+
+@dataclass(eq=False)
+class CursorAddr(Addr):
+    """The element a loop's `Cursor` points at in this iteration."""
+
+    cursor: Cursor
+
+
+@dataclass(eq=False)
+class Block(Addr):
+    """`expr & (count - size)`: the first of `size` consecutive elements (count
+    and size powers of two), for a `memcpy` source."""
+
+    expr: Expr
+    size: int
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
 class Load(Expr):
     buffer: Buffer
     addr: Addr
+    access: Access = field(default_factory=Access)
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
@@ -437,13 +583,107 @@ class Load(Expr):
 class PrivLoad(Expr):
     array: PrivArray
     index: Expr  # wrapped into the array by the emitter
+    access: Access = field(default_factory=Access)
+    # Read one scalar of an array of vectors: the array seen as
+    # `size * lanes` scalars (what a union of a vector and an array does).
+    view: bool = False
+    # `(cond, other)`: read through `select(cond, &a[index], &a[other])`.
+    choice: tuple[Expr, Expr] | None = None
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
-        return self.array.elem
+        return self.array.elem.scalar if self.view else self.array.elem
 
     def children(self) -> tuple[Expr, ...]:
-        return (self.index,)
+        return (self.index,) if self.choice is None else (self.index, *self.choice)
+
+
+# OpenCL C builtins the generator calls, each computed exactly by the
+# oracle's runtime: name -> (arity, kind). `float`: float types (results
+# the same type); `int`: integer types; `rel`: floats in, an integer of
+# the same width out (a vector gives -1/0 per lane, a scalar 1/0).
+OPENCL_BUILTINS = {
+    "fabs": (1, "float"), "floor": (1, "float"), "ceil": (1, "float"), "trunc": (1, "float"),
+    "rint": (1, "float"), "round": (1, "float"), "sqrt": (1, "float"), "fmin": (2, "float"),
+    "fmax": (2, "float"), "fma": (3, "float"), "mad": (3, "float"),
+    "abs": (1, "int"), "max": (2, "int"), "min": (2, "int"), "clz": (1, "int"),
+    "popcount": (1, "int"),
+    "isnan": (1, "rel"), "isinf": (1, "rel"), "isfinite": (1, "rel"), "isnormal": (1, "rel"),
+    "signbit": (1, "rel"), "isless": (2, "rel"), "isgreater": (2, "rel"), "isequal": (2, "rel"),
+    # The runtime computes these with LLVM's intrinsics, per lane, in the
+    # scalar and the vector kernel alike.
+    "sin": (1, "float"), "cos": (1, "float"), "exp": (1, "float"), "exp2": (1, "float"),
+    "log": (1, "float"), "log2": (1, "float"), "log10": (1, "float"), "atan": (1, "float"),
+    "tan": (1, "float"), "pow": (2, "float"), "fmod": (2, "float"), "exp10": (1, "float"),
+    "copysign": (2, "float"),  # the sign from a constant or a load (exact bits), as for llvm.copysign
+    # `convert_<type>` (not saturating, not from a float to an integer:
+    # that is undefined out of range): the result type names the builtin.
+    "convert": (1, "convert"),
+}
+
+
+@dataclass(eq=False)
+class Builtin(Expr):
+    """A call to an OpenCL C builtin (`OPENCL_BUILTINS`), mangled by the
+    emitter; `signed` picks the signed or unsigned integer overload."""
+
+    name: str
+    args: tuple[Expr, ...]
+    ty: Ty
+    signed: bool = True
+    suffix: str = ""  # `convert_`: a rounding mode (`_rte`...), only between integers where it changes nothing
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+
+@dataclass(eq=False)
+class VLoad(Expr):
+    """`vload<N>(offset, &buf[0])`: N consecutive elements of `buffer` from
+    `offset * N` (`offset` is `expr & (count/N - 1)`, so it stays inside);
+    or, with `base`, `vload<N>(offset, &buf[base])` for a constant `offset`
+    (0 or 1): the buffer is sized for `base + (offset + 1) * N`."""
+
+    buffer: Buffer
+    lanes: int
+    expr: Expr
+    base: Affine | None = None
+    offset: int = 0
+
+    @property
+    def ty(self) -> Ty:  # type: ignore[override]
+        return self.buffer.elem.with_lanes(self.lanes)
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
+class PtrDiff(Expr):
+    """`(ptrtoint &buf[a] - ptrtoint &buf[b]) / sizeof(elem)` (`sdiv exact`):
+    the element distance of two addresses, as C's pointer subtraction."""
+
+    buffer: Buffer
+    a: Addr
+    b: Addr
+    ty: Ty = I64
+
+    def children(self) -> tuple[Expr, ...]:
+        return (*self.a.exprs(), *self.b.exprs())
+
+
+@dataclass(eq=False)
+class PtrCmp(Expr):
+    """`icmp pred ptr &buf[a], &buf[b]`: two addresses into one buffer compared."""
+
+    pred: str
+    buffer: Buffer
+    a: Addr
+    b: Addr
+    ty: Ty = I1
+
+    def children(self) -> tuple[Expr, ...]:
+        return (*self.a.exprs(), *self.b.exprs())
 
 
 @dataclass(eq=False)
@@ -572,6 +812,7 @@ class Loop(Stmt):
     bound: str
     max_trip: int
     body: list[Stmt]
+    cursor: Cursor | None = None
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.trip,)
@@ -606,7 +847,7 @@ class SwitchCase:
 
 @dataclass(eq=False)
 class Switch(Stmt):
-    """`switch (sel & 7)`: the selector is wrapped by the emitter too."""
+    """`switch (sel & 7)` (`sel` an i32 or i64): the selector is wrapped by the emitter too."""
 
     sel: Expr
     cases: list[SwitchCase]
@@ -626,6 +867,7 @@ class Store(Stmt):
     buffer: Buffer
     slot: int
     value: Expr
+    access: Access = field(default_factory=Access)
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,)
@@ -657,6 +899,9 @@ class Atomic(Stmt):
     index: Expr | int  # a dynamic index is wrapped into the counter buffer
     value: Expr
     ordering: str = "monotonic"
+    # `add`/`sub` done as a compare-and-swap loop on an atomic load of the
+    # counter (it succeeds on the first try: work-items run one at a time).
+    cas: bool = False
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,) if isinstance(self.index, int) else (self.value, self.index)
@@ -667,9 +912,71 @@ class PrivStore(Stmt):
     array: PrivArray
     index: Expr
     value: Expr
+    access: Access = field(default_factory=Access)
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.index, self.value)
+
+
+@dataclass(eq=False)
+class PrivInit(Stmt):
+    """Fill a private array at once: zeros (`llvm.memset`), or `size`
+    consecutive elements of an input buffer (`llvm.memcpy`, from `addr`)."""
+
+    array: PrivArray
+    source: Buffer | None = None
+    addr: Block | None = None
+    other: PrivArray | None = None  # `llvm.memcpy` from another private array (as large or larger)
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.addr.exprs() if self.addr is not None else ()
+
+
+@dataclass(eq=False)
+class CopyOut(Stmt):
+    """Bulk writes of `count` consecutive own slots, from `slot` on, of an
+    output or `__local` buffer: `llvm.memcpy` from a private array
+    (`array`) or from an input buffer (`source` at `addr`), `llvm.memset`
+    to 0 (neither), or with `move`, `llvm.memmove` of slots `slot ..` to
+    `slot+1 ..` (overlapping, inside the work-item's own `count + 1`)."""
+
+    buffer: Buffer
+    slot: int
+    count: int
+    array: PrivArray | None = None
+    source: Buffer | None = None
+    addr: Block | None = None
+    move: bool = False
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.addr.exprs() if self.addr is not None else ()
+
+
+@dataclass(eq=False)
+class VStore(Stmt):
+    """`vstore<N>(value, offset, &buf[own slot])`: N consecutive own slots
+    (from `slot + offset * N`) of an output buffer of `value`'s element type."""
+
+    buffer: Buffer
+    slot: int
+    value: Expr
+    offset: int = 0
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False)
+class Printf(Stmt):
+    """`printf(format, args...)` (scalars; floats passed as double). The
+    oracle does not compare what is printed: it checks the arguments'
+    evaluation and the call's place in the control flow."""
+
+    fmt: str
+    args: tuple[Expr, ...]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return self.args
 
 
 @dataclass(eq=False)
@@ -719,6 +1026,10 @@ class KernelPlan:
     body: list[Stmt]
     lin_form: str = "global"  # how Lin is computed: `global` or `group`
     dims: int = 1
+    # The scalar argument that work-item queries may take as their dimension.
+    dim_param: ScalarParam | None = None
+    # Work-item builtins spelled `opencl` (`_Z13get_global_idj`) or `mux` (`__mux_get_global_id`).
+    builtins: str = "opencl"
     origin: str = ""
     buffer_seed: int = 0
 
@@ -734,18 +1045,14 @@ class KernelPlan:
     def max_total(self) -> int:
         return max(r.total for r in self.ndranges)
 
-    def max_base(self, base: str, dim: int) -> int:
+    @property
+    def max_local_total(self) -> int:
+        """The most work-items of one work-group in any NDRange."""
+        return max(r.local_size[0] * r.local_size[1] * r.local_size[2] for r in self.ndranges)
+
+    def max_base(self, base: str, dim: int | ScalarParam) -> int:
         """The largest value the work-item id `base` of `dim` takes in any NDRange."""
-        out = 0
-        for r in self.ndranges:
-            g, lo, off = r.global_size[dim], r.local_size[dim], r.offset[dim]
-            out = max(out, {
-                "lin": r.total - 1,
-                "gid": off + g - 1,
-                "lid": lo - 1,
-                "grp": g // lo - 1,
-            }[base])
-        return out
+        return max_id(self.ndranges, base, dim)
 
     def args_header(self) -> str:
         parts = []
@@ -755,6 +1062,24 @@ class KernelPlan:
             else:
                 parts.append(f"scalar:{p.ty.header}:{format_scalar(p.value)}")
         return " ".join(parts)
+
+
+def max_id(ndranges: list[NDRange], base: str, dim: int | ScalarParam) -> int:
+    """The largest value work-item id `base` (`lin`, `gid`, `lid`, `grp`) of
+    `dim` takes in any of `ndranges`; for a run-time dimension, of any
+    dimension (one out of range answers 0)."""
+    dims = [dim] if isinstance(dim, int) else [0, 1, 2]
+    out = 0
+    for r in ndranges:
+        for d in dims:
+            g, lo, off = r.global_size[d], r.local_size[d], r.offset[d]
+            out = max(out, {
+                "lin": r.total - 1,
+                "gid": off + g - 1,
+                "lid": lo - 1,
+                "grp": g // lo - 1,
+            }[base])
+    return out
 
 
 def format_scalar(v: int | float) -> str:

@@ -23,6 +23,7 @@ from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
     ATOMIC_FAMILIES,
+    F16,
     F32,
     FLOAT_MATH,
     I1,
@@ -30,14 +31,19 @@ from .plan import (
     I32,
     I64,
     INT_MATH,
+    OPENCL_BUILTINS,
+    OVERFLOW_OPS,
     VECTOR_TYPES,
+    Access,
     Addr,
     Affine,
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
     Buffer,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -45,8 +51,12 @@ from .plan import (
     Const,
     ConstAddr,
     Continue,
+    CopyOut,
+    Cursor,
+    CursorAddr,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -55,18 +65,25 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     NDRange,
     Neg,
+    Overflow,
     Param,
     ParamRef,
+    Printf,
     PrivArray,
+    PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
+    PtrDiff,
     Return,
     ScalarParam,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -77,8 +94,13 @@ from .plan import (
     UniformStore,
     Var,
     VarRef,
+    VLoad,
+    VStore,
+    WorkDim,
     WorkItem,
     Wrapped,
+    max_id,
+    memory_type,
     walk_expr,
     walk_stmts,
 )
@@ -105,6 +127,16 @@ LOCAL_SIZES_1D = (16, 8, 32, 12, 7, 1, 64, 5, 24, 3)
 LOCAL_SIZES_2D = ((8, 2), (4, 4), (16, 1), (5, 3), (1, 4), (8, 8), (3, 2))
 LOCAL_SIZES_3D = ((4, 2, 2), (8, 2, 1), (2, 2, 2), (3, 1, 2), (1, 2, 3))
 MIN_INPUT_ELEMS = 64  # constant indices stay below this
+
+
+def f16_round(x: float) -> float:
+    """`x` rounded to the nearest binary16 value (infinite beyond its range)."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return x
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
 
 
 def f32_round(x: float) -> float:
@@ -137,6 +169,7 @@ class _LoopCtx:
     counter: Var
     max_trip: int
     divergent: bool
+    cursor: Cursor | None = None
 
 
 class Planner:
@@ -159,6 +192,7 @@ class Planner:
         self.out_bufs: dict[Ty, Buffer] = {}
         self.uniform_bufs: dict[Ty, Buffer] = {}
         self.counter_bufs: dict[Ty, Buffer] = {}
+        self.local_bufs: dict[Ty, Buffer] = {}
         self.counter_families: dict[str, tuple[str, ...]] = {}
         self.index_buf: Buffer | None = None
         self.arrays: list[PrivArray] = []
@@ -170,6 +204,9 @@ class Planner:
         self.palette: list[Ty] = [I32]
         self.vec_palette: list[Ty] = []
         self._buf_names = 0
+        self.dim_param: ScalarParam | None = None  # the run-time dimension argument
+        self._in_dim = False  # drawing a computed dimension (no nested ones)
+        self._in_select = False  # drawing the addresses of a pointer select (no nested ones)
 
     # ------------------------------------------------------------------
     # Entry point
@@ -181,6 +218,8 @@ class Planner:
         self._palettes()
         for _ in range(c.integer(0, k.max_params)):
             self._scalar_param()
+        if k.runtime_dims and c.boolean(0.3):
+            self._dim_param()
         if k.helpers:
             for i in range(c.integer(0, k.max_helpers)):
                 self.helpers.append(self._helper(i))
@@ -195,6 +234,9 @@ class Planner:
         body.extend(self._epilogue())
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"
+        builtins = "mux" if k.mux_builtins and c.boolean(0.25) else "opencl"
+        if k.access_forms:
+            self._decorate(body)
         plan = KernelPlan(
             name=self.name,
             ndranges=self.ndranges,
@@ -203,8 +245,10 @@ class Planner:
             helpers=self.helpers,
             body=body,
             lin_form=lin_form,
+            builtins=builtins,
             dims=self.dims,
             buffer_seed=c.integer(0, 2**16),
+            dim_param=self.dim_param,
         )
         finalize(plan, self.counters)
         return plan
@@ -249,7 +293,7 @@ class Planner:
 
     def _palettes(self) -> None:
         c, k = self.c, self.k
-        scalars = [Ty(t) for t in ("i32", "i1", "i64", "f32", "i8", "i16", "f64") if t in k.types]
+        scalars = [Ty(t) for t in ("i32", "i1", "i64", "f32", "i8", "i16", "f64", "f16") if t in k.types]
         self.palette = [I32] if "i32" in k.types or not scalars else []
         for t in scalars:
             if t != I32 and c.boolean(0.45):
@@ -259,19 +303,29 @@ class Planner:
         if k.vectors:
             allowed = [v for v in VECTOR_TYPES if v.elem in k.types]
             for v in allowed:
-                if c.boolean(0.12):
+                if c.boolean(k.vector_types):
                     self.vec_palette.append(v)
 
     def _scalar_param(self) -> None:
         c = self.c
         options = [t for t in self.palette if t != I1] or [I32]
-        ty = c.choice(options)
-        value: int | float
+        vectors = [v for v in self.vec_palette if v.lanes != 3 and not v.is_bool]
+        ty = c.choice(vectors) if vectors and c.boolean(0.15) else c.choice(options)
+        value: int | float  # a vector argument is the value in every lane
         if ty.is_float:
             value = self._float_value(ty)
         else:
-            value = self._int_value(ty)
+            value = self._int_value(ty.scalar)
         self.params.append(ScalarParam(f"arg{len(self.params)}", ty, value))
+
+    def _dim_param(self) -> None:
+        """The kernel argument work-item queries take as a run-time dimension:
+        0, 1 or 2 (each the vectorized dimension in some configuration of
+        the header, another one in the rest), sometimes out of range (ids
+        answer 0, sizes 1)."""
+        value = self.c.weighted([(3.0, 0), (3.0, 1), (3.0, 2), (1.0, 3), (0.5, -1)])
+        self.dim_param = ScalarParam(f"arg{len(self.params)}", I32, value)
+        self.params.append(self.dim_param)
 
     def _buffer(self, role: str, elem: Ty) -> Buffer:
         b = Buffer(f"{role}{self._buf_names}", role, elem)
@@ -281,7 +335,10 @@ class Planner:
 
     def in_buf(self, ty: Ty) -> Buffer:
         if ty not in self.in_bufs:
-            self.in_bufs[ty] = self._buffer("in", ty)
+            b = self._buffer("in", ty)
+            if self.k.constant_buffers and self.c.boolean(0.3):
+                b.addrspace = 2  # `__constant`: read-only, as the role is
+            self.in_bufs[ty] = b
         return self.in_bufs[ty]
 
     def out_buf(self, ty: Ty) -> Buffer:
@@ -301,6 +358,13 @@ class Planner:
             b.slots = 0
             self.out_bufs[ty] = b
         return self.out_bufs[ty]
+
+    def local_buf(self, ty: Ty) -> Buffer:
+        if ty not in self.local_bufs:
+            b = self._buffer("local", ty)
+            b.addrspace = 3
+            self.local_bufs[ty] = b
+        return self.local_bufs[ty]
 
     def uniform_buf(self, ty: Ty) -> Buffer:
         if ty not in self.uniform_bufs:
@@ -322,9 +386,30 @@ class Planner:
     def _private_array(self) -> Stmt:
         """Declare a private array and fill it in a uniform loop (no read of an
         uninitialised element is possible afterwards)."""
-        c = self.c
+        c, k = self.c, self.k
         elems = [t for t in self.palette if t != I1] + self.vec_palette or [I32]
-        arr = PrivArray(len(self.arrays), c.choice(elems), c.choice((4, 8, 2, 16)))
+        elem = c.choice(elems)
+        if self.arrays and k.mem_intrinsics and c.boolean(0.3):
+            elem = c.choice(self.arrays).elem  # another array like one before: it may be copied from it
+        arr = PrivArray(len(self.arrays), elem, c.choice((4, 8, 2, 16, 1)))
+        # Size 1: a private scalar kept in memory (`alloca T`, accessed volatile).
+        arr.union = k.access_forms and arr.size > 1 and c.boolean(0.2)
+        init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
+                           (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
+        if init != "loop":
+            source, addr = None, None
+            bigger = [a for a in self.arrays if a.elem == arr.elem and a.size >= arr.size]
+            if init == "memcpy" and bigger and c.boolean(0.4):
+                other = c.choice(bigger)
+                arr.varying = other.varying
+                self.arrays.append(arr)
+                return PrivInit(arr, other=other)
+            if init == "memcpy":
+                source = self.in_buf(arr.elem)
+                addr = Block(self.expr(c.choice((I32, I64)), 2, ANY), arr.size)
+                arr.varying = _mentions_varying(addr.expr)
+            self.arrays.append(arr)
+            return PrivInit(arr, source, addr)
         counter = self._var(I32)
         self.counters[counter.id] = arr.size - 1
         self.scopes.append([counter])
@@ -336,6 +421,38 @@ class Planner:
         self.arrays.append(arr)  # only now: the fill must not read the array itself
         store = PrivStore(arr, VarRef(counter), value)
         return Loop(counter, "for", Const(I32, arr.size), "umin", arr.size, [store])
+
+    def _decorate(self, body: list[Stmt]) -> None:
+        """Draw how each memory access of the kernel and its helpers reaches
+        its element (`fuzz.plan.Access`). Every index is in bounds and
+        non-negative by construction, so `inbounds` and `nuw` hold."""
+        bodies = [h.body for h in self.helpers] + [body]
+        for b in bodies:
+            for st, _ in walk_stmts(b):
+                if isinstance(st, (Store, PrivStore)):
+                    st.access = self._access(st.buffer if isinstance(st, Store) else None)
+                    if isinstance(st, PrivStore) and st.array.size == 1:
+                        st.access.volatile = True
+                for e in st.exprs():
+                    for x in walk_expr(e):
+                        if isinstance(x, Load):
+                            x.access = self._access(x.buffer)
+                        elif isinstance(x, PrivLoad):
+                            x.access = self._access(None)
+                            x.access.volatile |= x.array.size == 1
+        for h in self.helpers:
+            if h.result is not None:
+                for x in walk_expr(h.result):
+                    if isinstance(x, Load):
+                        x.access = self._access(x.buffer)
+
+    def _access(self, buf: Buffer | None) -> Access:
+        c = self.c
+        flags = c.weighted([(3.0, ()), (3.0, ("inbounds",)), (3.0, ("inbounds", "nuw")), (0.5, ("nuw",))])
+        via = "generic" if buf is None and c.boolean(0.1) else "gep"
+        if buf is not None:
+            via = c.weighted([(8.0, "gep"), (1.0, "int"), (1.0 if buf.addrspace in (1, 3) else 0.0, "generic")])
+        return Access(flags, via, c.boolean(0.05))
 
     # ------------------------------------------------------------------
     # Helpers
@@ -416,6 +533,7 @@ class Planner:
         else:
             if var.ty.is_bool:
                 value = Cast("zext", value, I8.with_lanes(var.ty.lanes))
+            value = _in_memory(value)
             buf = self.out_buf(value.ty)
         slot = buf.slots
         buf.slots += 1
@@ -444,19 +562,23 @@ class Planner:
             (3.0 if assignable else 0.0, self._assign_stmt),
             (3.0 if can_store else 0.0, self._store_stmt),
             (3.0 if nest_ok else 0.0, lambda: self._if_stmt(depth)),
-            (2.5 if can_loop else 0.0, lambda: self._loop_stmt(depth, loop_limit)),
+            (k.loop_weight if can_loop else 0.0, lambda: self._loop_stmt(depth, loop_limit)),
             (1.0 if nest_ok and k.switch else 0.0, lambda: self._switch_stmt(depth)),
             ((2.5 if in_loop else 0.7) if can_jump else 0.0, self._jump_stmt),
             (0.8 if can_atomic else 0.0, self._atomic_stmt),
             (1.0 if kernel and self.arrays else 0.0, self._priv_store_stmt),
             (1.0 if kernel and side_helpers else 0.0, lambda: self._call_stmt(side_helpers)),
             (0.4 if kernel and k.uniform_stores else 0.0, self._uniform_store_stmt),
+            (0.3 if kernel and k.printf else 0.0, self._printf_stmt),
+            (0.8 if kernel and k.local_memory else 0.0, self._local_store_stmt),
+            (0.4 if kernel and k.mem_intrinsics else 0.0, self._copy_out_stmt),
+            (0.4 if kernel and k.opencl_builtins and self.vec_palette else 0.0, self._vstore_stmt),
         ]
         return c.weighted(options)()
 
     def _new_var_type(self) -> Ty:
         c = self.c
-        if self.vec_palette and c.boolean(0.2):
+        if self.vec_palette and c.boolean(self.k.vector_vars):
             return c.choice(self.vec_palette)
         return c.choice(self.palette)
 
@@ -502,10 +624,80 @@ class Planner:
                 value = self.expr(self._new_var_type(), k.expr_depth, ANY)
             if value.ty.is_bool:
                 value = Cast("zext", value, I8.with_lanes(value.ty.lanes))
+            value = _in_memory(value)
             buf = self.out_buf(value.ty)
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
+
+    def _local_store_stmt(self) -> Stmt:
+        """Store into one of this work-item's own slots of a `__local` buffer."""
+        value = _in_memory(self.expr(self._new_var_type(), self.k.expr_depth, ANY))
+        if value.ty.is_bool:
+            value = Cast("zext", value, I8.with_lanes(value.ty.lanes))
+        buf = self.local_buf(value.ty)
+        slot = buf.slots
+        buf.slots += 1
+        return Store(buf, slot, value)
+
+    def _vstore_stmt(self) -> Stmt:
+        """`vstore<N>` of a vector into own output slots (through a per-work-item pointer)."""
+        c = self.c
+        ty = c.choice(self.vec_palette)
+        value = self.expr(ty, self.k.expr_depth, ANY)
+        if ty.is_bool:
+            value = Cast("zext", value, I8.with_lanes(ty.lanes))
+        buf = self.out_buf(value.ty.scalar)
+        off = c.integer(0, 1)
+        slot = buf.slots
+        buf.slots += (off + 1) * ty.lanes
+        return VStore(buf, slot, value, off)
+
+    def _copy_out_stmt(self) -> Stmt:
+        """A private array copied into own output slots (`llvm.memcpy`), or
+        own slots zeroed (`llvm.memset`)."""
+        c, k = self.c, self.k
+        arrays = [a for a in self.arrays if a.elem.lanes != 3]
+        local = k.local_memory and c.boolean(0.3)
+        what = c.weighted([(2.0 if arrays else 0.0, "array"), (1.0, "zero"), (1.0, "input"), (0.7, "move")])
+        if what == "array":
+            arr = c.choice(arrays)
+            buf = self.local_buf(arr.elem) if local else self.out_buf(arr.elem)
+            slot = buf.slots
+            buf.slots += arr.size
+            return CopyOut(buf, slot, arr.size, arr)
+        ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+        n = c.choice((1, 2, 4))
+        buf = self.local_buf(ty) if local else self.out_buf(ty)
+        slot = buf.slots
+        if what == "input":
+            buf.slots += n
+            return CopyOut(buf, slot, n, source=self.in_buf(ty), addr=Block(self.expr(c.choice((I32, I64)), 2, ANY), n))
+        if what == "move":
+            buf.slots += n + 1
+            return CopyOut(buf, slot, n, move=True)
+        buf.slots += n
+        return CopyOut(buf, slot, n)
+
+    def _printf_stmt(self) -> Stmt:
+        """`printf` of a few scalars: what a debugging kernel does."""
+        c = self.c
+        args: list[Expr] = []
+        fmt = []
+        for _ in range(c.integer(0, 3)):
+            ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
+            e = self.expr(ty, 2, ANY)
+            if ty.is_float:
+                if ty.bits < 64:
+                    e = Cast("fpext", e, Ty("f64"))  # C's default promotion
+                fmt.append("%f")
+            elif ty.bits < 32:
+                e = Cast("sext", e, I32)
+                fmt.append("%d")
+            else:
+                fmt.append("%ld" if ty.bits == 64 else "%d")
+            args.append(e)
+        return Printf(f"k{len(args)}: " + " ".join(fmt) + "\n", tuple(args))
 
     def _uniform_store_stmt(self) -> Stmt:
         ty = self.c.choice([t for t in self.palette if t != I1] or [I32])
@@ -558,7 +750,13 @@ class Planner:
             trip = Const(I32, c.integer(0, max_trip + 1))
         counter = self._var(I32)
         self.counters[counter.id] = max_trip
-        self.loops.append(_LoopCtx(counter, max_trip, divergent))
+        cursor = None
+        if k.access_forms and self.helper is None and "contiguous" in k.memory and c.boolean(0.3):
+            # A pointer induction variable: `for (p = &in[start]; ...; p += step)`.
+            ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+            step = c.choice((1, 2))
+            cursor = Cursor(self.in_buf(ty), self._affine(1, False), step, step * max_trip)
+        self.loops.append(_LoopCtx(counter, max_trip, divergent, cursor))
         saved = self.iterations
         self.iterations *= max(1, max_trip)
         self.scopes.append([counter])
@@ -566,12 +764,12 @@ class Planner:
         self.scopes.pop()
         self.iterations = saved
         self.loops.pop()
-        return Loop(counter, kind, trip, bound, max_trip, body)
+        return Loop(counter, kind, trip, bound, max_trip, body, cursor)
 
     def _switch_stmt(self, depth: int) -> Stmt:
         c, k = self.c, self.k
         mode = self._branch_mode()
-        sel = self.expr(I32, k.expr_depth - 1, mode)
+        sel = self.expr(I64 if c.boolean(0.3) else I32, k.expr_depth - 1, mode)
         values = list(range(8))
         cases: list[SwitchCase] = []
         div = mode == VARYING
@@ -600,6 +798,8 @@ class Planner:
             (2.0 if in_loop and k.break_continue else 0.0, "continue"),
             (1.0 if in_loop and len(self.loops) >= 2 and k.multi_exit and k.break_continue else 0.0,
              "break2"),
+            (0.8 if in_loop and len(self.loops) >= 3 and k.multi_exit and k.break_continue else 0.0,
+             "break3"),
             (0.6 if kernel and k.early_return and (not in_loop or k.multi_exit) and self.returns < 2
              else 0.0, "return"),
         ]
@@ -614,7 +814,7 @@ class Planner:
         div = mode != UNIFORM
         then: list[Stmt] = []
         self.divergent += div
-        if self.budget > 1 and c.boolean(0.3):
+        if self.budget > 1 and c.boolean(0.45):
             self.scopes.append([])
             then.append(self.stmt(self.k.max_depth))  # a leaf statement
             self.scopes.pop()
@@ -623,6 +823,8 @@ class Planner:
             then.append(Break(1))
         elif jump == "break2":
             then.append(Break(2))
+        elif jump == "break3":
+            then.append(Break(3))
         elif jump == "continue":
             then.append(Continue())
         else:
@@ -632,7 +834,7 @@ class Planner:
             if jump == "return":
                 self.exited_divergently = True
             else:
-                for lp in self.loops[-(2 if jump == "break2" else 1):]:
+                for lp in self.loops[-{"break2": 2, "break3": 3}.get(jump, 1):]:
                     lp.divergent = True
         return If(cond, then, [])
 
@@ -657,7 +859,8 @@ class Planner:
             index = self.expr(I32, 2, ANY)
         value = self.expr(buf.elem, k.expr_depth - 1, ANY)
         ordering = c.choice(("monotonic", "seq_cst", "acq_rel"))
-        return Atomic(buf, op, index, value, ordering)
+        cas = k.access_forms and family == ("add", "sub") and c.boolean(0.3)
+        return Atomic(buf, op, index, value, ordering, cas)
 
     def _priv_store_stmt(self) -> Stmt:
         c, k = self.c, self.k
@@ -688,6 +891,7 @@ class Planner:
                 value: Expr = VarRef(v)
                 if v.ty.is_bool:
                     value = Cast("zext", value, I8.with_lanes(v.ty.lanes))
+                value = _in_memory(value)
                 buf = self.out_buf(value.ty)
                 out.append(Store(buf, buf.slots, value))
                 buf.slots += 1
@@ -729,8 +933,11 @@ class Planner:
         ]
         loads_ok = kernel and any(w > 0 for w, _ in self._addr_options(mode)) and (ty.lanes == 1 or ty in self.vec_palette)
         arrays = [a for a in self.arrays if a.elem == ty] if kernel and mode in (ANY, VARYING) else []
+        views = [a for a in self.arrays if a.elem.is_vector and a.elem.lanes != 3 and a.elem.scalar == ty
+                 and not ty.is_vector] if kernel and mode in (ANY, VARYING) else []
         if mode == VARYING:
             arrays = [a for a in arrays if a.varying]
+            views = [a for a in views if a.varying]
         options: list[tuple[float, Callable[[], Expr]]] = [
             (2.0 if mode != VARYING else 0.0, lambda: self._const(ty)),
             (5.0 if vars_ and mode != INVARIANT else 0.0, lambda: VarRef(c.choice(vars_[-6:]))),
@@ -740,6 +947,7 @@ class Planner:
              lambda: _convert(Lin(), ty)),
             (3.0 if loads_ok and ty != I1 else 0.0, lambda: self._load(ty, mode)),
             (1.0 if arrays else 0.0, lambda: self._priv_load(c.choice(arrays))),
+            (0.7 if views else 0.0, lambda: self._priv_load(c.choice(views), view=True)),
         ]
         if all(w <= 0 for w, _ in options):
             return None
@@ -760,6 +968,10 @@ class Planner:
                 (2.0, lambda: Bin(c.weighted(BOOL_BINOPS), self.expr(ty, d, sub), self.expr(ty, d, other))),
                 (1.0 if k.select else 0.0, lambda: self._select(ty, d, mode)),
                 (1.0, lambda: Cast("trunc", self.expr(c.choice(self._int_types()), d, sub), ty)),
+                (0.7 if k.flags else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.5 if k.math else 0.0, lambda: self._overflow(c.choice(self._int_types()), d, mode, 1)),
+                (0.5 if k.access_forms and self.helper is None and mode != INVARIANT
+                 and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0, lambda: self._ptr_cmp(mode)),
             ]
         elif ty.is_vector and ty.is_bool:
             same = [v for v in self.vec_palette if v.lanes == ty.lanes and not v.is_bool]
@@ -780,8 +992,112 @@ class Planner:
                 (1.5 if ty.is_vector else 0.0, lambda: self._insert(ty, d, mode)),
                 (1.5 if ty.is_vector else 0.0, lambda: self._shuffle(ty, d, mode)),
                 (1.5 if ty.is_vector else 0.0, lambda: Splat(self.expr(ty.scalar, d, sub), ty.lanes)),
+                (1.5 if k.flags and not ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
+                (0.4, lambda: Freeze(self.expr(ty, d, sub))),
+                (0.6 if k.opencl_builtins and ty.is_vector and self.helper is None and mode != INVARIANT
+                 else 0.0, lambda: self._vload(ty, d, sub)),
+                (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
+                 and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
+                 lambda: _convert(self._ptr_diff(mode), ty)),
+                (1.0 if k.opencl_builtins and not ty.is_bool else 0.0,
+                 lambda: self._builtin(ty, d, mode) or self.expr(ty, d, mode)),
+                # Scalars only: LLVM 22's x86 FastISel (the oracle's -O0 JIT)
+                # asserts on vector *.with.overflow.
+                (0.6 if k.math and not ty.is_float and not ty.is_vector else 0.0,
+                 lambda: self._overflow(ty, d, mode, 0)),
             ]
         return c.weighted(options)()
+
+    # Flags by construction ---------------------------------------------
+
+    def _kconst(self, ty: Ty, value: int) -> Const:
+        """The integer constant `value` (wrapped to the type) of `ty`, splat for a vector."""
+        v = wrap_int(value, ty.bits)
+        return Const(ty, tuple(v for _ in range(ty.lanes)) if ty.is_vector else v)
+
+    def _masked(self, e: Expr, mask: int) -> Expr:
+        return Bin("and", e, self._kconst(e.ty, mask))
+
+    def _flagged(self, ty: Ty, depth: int, mode: str) -> Expr:
+        """An operation carrying a poison-generating flag, on operands masked
+        so that the flag holds: `add`/`sub`/`mul`/`shl` `nsw`/`nuw` on
+        operands small enough not to wrap, `lshr`/`ashr exact` of a value
+        whose shifted-out bits are cleared, `udiv`/`sdiv exact` of a
+        multiple of the divisor, `or disjoint` of complementary masks,
+        `trunc nuw`/`nsw` and `zext`/`uitofp nneg` of values that fit,
+        `icmp samesign` of non-negative values (clang and instcombine put
+        these flags on real code)."""
+        c = self.c
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        ints = [t for t in (I8, Ty("i16"), I32, I64) if t.elem in self.k.types] or [I32]
+        if ty.is_float:
+            src = c.choice(ints).with_lanes(ty.lanes)
+            return Cast("uitofp", self._masked(self.expr(src, depth, sub), (1 << (src.bits - 1)) - 1), ty, ("nneg",))
+        if ty.is_bool:
+            src = c.choice(ints).with_lanes(ty.lanes)
+            m = (1 << (src.bits - 1)) - 1
+            a, b = self._masked(self.expr(src, depth, sub), m), self._masked(self.expr(src, depth, other), m)
+            return Cmp(c.choice(("ult", "ugt", "ule", "uge", "slt", "sgt", "sle", "sge")), a, b, ("samesign",))
+        bits = ty.bits
+        wider = [t.with_lanes(ty.lanes) for t in ints if t.bits > bits]
+        narrower = [t.with_lanes(ty.lanes) for t in ints if t.bits < bits]
+        kind = c.weighted([
+            (3.0, "add"), (2.0, "sub"), (1.5, "mul"), (1.0, "shl"), (1.0, "shr"), (0.7, "div"),
+            (1.0, "or"), (1.0 if wider else 0.0, "trunc"), (1.0 if narrower else 0.0, "zext"),
+        ])
+        quarter = (1 << (bits - 2)) - 1
+        root = (1 << ((bits - 1) // 2)) - 1  # root*root < 2^(bits-1)
+        if kind in ("trunc", "zext"):
+            src = c.choice(wider if kind == "trunc" else narrower)
+            e = self.expr(src, depth, sub)
+            if kind == "zext":
+                return Cast("zext", self._masked(e, (1 << (src.bits - 1)) - 1), ty, ("nneg",))
+            if c.boolean(0.3):  # a remainder by a constant: how clang's code gets there
+                return Cast("trunc", Bin("urem", e, self._kconst(src, c.integer(1, (1 << (bits - 1)) - 1))),
+                            ty, ("nuw", "nsw"))
+            if c.boolean(0.5):
+                return Cast("trunc", self._masked(e, (1 << bits) - 1), ty, ("nuw",))
+            return Cast("trunc", self._masked(e, (1 << (bits - 1)) - 1), ty, c.choice((("nsw",), ("nuw", "nsw"))))
+        a, b = self.expr(ty, depth, sub), self.expr(ty, depth, other)
+        nw = c.choice((("nsw",), ("nuw",), ("nuw", "nsw")))
+        half = (1 << (bits - 1)) - 1
+        if kind == "add":
+            if c.boolean(0.25):  # may pass the signed maximum, never the unsigned one
+                return Bin("add", self._masked(a, half), self._masked(b, half), ("nuw",))
+            return Bin("add", self._masked(a, quarter), self._masked(b, quarter), nw)
+        if kind == "sub":
+            if "nuw" in nw:  # a' in [q+1, 2q+1], b' in [0, q]: a' - b' in [1, 2q+1]
+                return Bin("sub", Bin("or", self._masked(a, quarter), self._kconst(ty, quarter + 1)),
+                           self._masked(b, quarter), nw)
+            return Bin("sub", self._masked(a, quarter), self._masked(b, quarter), nw)
+        if kind == "mul":
+            return Bin("mul", self._masked(a, root), self._masked(b, root), nw)
+        if kind == "shl":  # x < 2^(bits/2-1), amount <= bits/2-1
+            amount = self._masked(b, bits // 2 - 1)
+            form = c.choice(("both", "nsw", "nuw"))
+            if form == "nsw":  # a small signed value: |x| < 2^(bits/2-1)
+                return Bin("shl", Bin("ashr", a, self._kconst(ty, bits // 2 + 1)), amount, ("nsw",))
+            if form == "nuw":  # x < 2^(bits/2): may pass the signed maximum
+                return Bin("shl", self._masked(a, (1 << (bits // 2)) - 1), amount, ("nuw",))
+            return Bin("shl", self._masked(a, (1 << (bits // 2 - 1)) - 1), amount, nw)
+        if kind == "shr":
+            k = c.integer(0, bits - 1)
+            return Bin(c.choice(("lshr", "ashr")), self._masked(a, ~((1 << k) - 1)), self._kconst(ty, k), ("exact",))
+        if kind == "div":
+            d = c.choice([x for x in (2, 3, 5, 7, 6, 4) if x <= root] or [1])
+            y = Bin("mul", self._masked(a, root), self._kconst(ty, d))
+            return Bin(c.choice(("udiv", "sdiv")), y, self._kconst(ty, d), ("exact",))
+        m = c.integer(0, (1 << min(bits, 62)) - 1)
+        return Bin("or", self._masked(a, m), self._masked(b, ~m), ("disjoint",))
+
+    def _overflow(self, ty: Ty, depth: int, mode: str, part: int) -> Expr:
+        """`llvm.<op>.with.overflow`: its wrapped result (`part` 0) or overflow bit (1)."""
+        c = self.c
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        return Overflow(c.choice(OVERFLOW_OPS), self.expr(ty, depth, sub), self.expr(ty, depth, other), part)
 
     def _callable(self, h: Helper) -> bool:
         # From a helper: only (earlier) helpers without side effects.
@@ -831,7 +1147,9 @@ class Planner:
             v = c.integer(-100000, 100000) / 64.0
         else:
             v = c.choice(FLOAT_CONSTS)
-        return f32_round(v) if ty == F32 else float(v)
+        if ty.scalar == F16:
+            return f16_round(v)
+        return f32_round(v) if ty.scalar == F32 else float(v)
 
     def _work_item(self, ty: Ty, mode: str) -> Expr:
         c, k = self.c, self.k
@@ -845,9 +1163,35 @@ class Planner:
                 ANY: ("global_id", "local_id", "group_id", "global_size", "local_size",
                       "num_groups", "global_offset"),
             }[mode]
+        if k.work_item_builtins and mode != VARYING and c.boolean(0.05):
+            return _convert(WorkDim(), ty)
         kind = c.choice(kinds)
+        if k.runtime_dims and not self._in_dim and c.boolean(0.25):
+            dim_expr = self._runtime_dim(mode)
+            if dim_expr is not None:
+                return _convert(WorkItem(kind, dim_expr), ty)
         dim = c.weighted([(3.0 if d < self.dims else 0.3, d) for d in range(3)])
         return _convert(WorkItem(kind, dim), ty)
+
+    def _runtime_dim(self, mode: str) -> Expr | None:
+        """A dimension known only at run time, in `mode`: the kernel's
+        dimension argument, or an i32 expression reduced to [0, 3] (3 is out
+        of range) that may differ per work-item. None when neither fits (a
+        helper has no kernel arguments; an invariant dimension must be the
+        argument)."""
+        c = self.c
+        arg = self.dim_param if self.helper is None else None
+        if arg is not None and (mode == INVARIANT or c.boolean(0.7)):
+            return ParamRef(arg)
+        if mode == INVARIANT:
+            return None
+        self._in_dim = True
+        try:
+            e = self.expr(I32, 1, UNIFORM if mode == UNIFORM else ANY)
+        finally:
+            self._in_dim = False
+        op = c.choice(("and", "urem"))
+        return Bin(op, e, Const(I32, 3))
 
     # Memory ------------------------------------------------------------
 
@@ -860,7 +1204,7 @@ class Planner:
         def affine(stride: int, counter: bool = False) -> Callable[[], Addr]:
             return lambda: self._affine(stride, counter)
 
-        return [
+        options: list[tuple[float, Callable[[], Addr]]] = [
             (1.0 if "uniform" in mem and uniform_ok else 0.0, lambda: ConstAddr(c.integer(0, MIN_INPUT_ELEMS - 1))),
             (1.0 if "uniform" in mem and mode in (ANY, UNIFORM) else 0.0,
              lambda: Wrapped(self.expr(c.choice((I32, I64)), 2, UNIFORM))),
@@ -876,6 +1220,21 @@ class Planner:
              lambda: self._affine(c.choice((1, 2, -1)), True)),
             (1.5 if "clamped" in mem and varying_ok else 0.0, self._clamped),
         ]
+        if "select" in mem and not self._in_select and any(w > 0 for w, _ in options):
+            options.append((1.0, lambda: self._select_addr(mode)))
+        return options
+
+    def _select_addr(self, mode: str) -> Addr:
+        """`select(cond, &buf[a], &buf[b])`: a select of two pointers."""
+        c = self.c
+        self._in_select = True
+        try:
+            cond = self._cond(1, mode)
+            a = c.weighted(self._addr_options(mode))()
+            b = c.weighted(self._addr_options(mode))()
+        finally:
+            self._in_select = False
+        return SelectAddr(cond, a, b)
 
     def _clamped(self) -> Affine:
         """A neighbour at a clamped coordinate, `in[clamp(id + d, 0, hi)]`:
@@ -883,27 +1242,112 @@ class Planner:
         c = self.c
         a = self._affine(c.choice((1, 1, 1, 2)), False)
         a.offset = c.integer(-4, 4)
-        top = a.offset + a.stride * max(_max_base(self.ndranges, a.base, a.dim), 0)
+        top = a.offset + a.stride * max(max_id(self.ndranges, a.base, a.dim), 0)
         a.clamp_hi = max(0, top - c.integer(0, 6))
         return a
 
     def _affine(self, stride: int, counter: bool) -> Affine:
         c = self.c
         base = c.weighted([(3.0, "lin"), (2.0, "gid"), (1.0, "lid")])
-        dim = c.integer(0, self.dims - 1) if base != "lin" else 0
+        dim: int | ScalarParam = c.integer(0, self.dims - 1) if base != "lin" else 0
+        if base != "lin" and self.dim_param is not None and self.helper is None and c.boolean(0.3):
+            dim = self.dim_param  # `in[get_global_id(d)]`: no stride describes it
         extra = c.integer(0, 8)
         offset = extra
         if stride < 0:
-            offset = -stride * max(_max_base(self.ndranges, base, dim), 0) + extra
+            offset = -stride * max(max_id(self.ndranges, base, dim), 0) + extra
         cvar = self.loops[-1].counter if counter and self.loops else None
         return Affine(base, dim, stride, offset, cvar, narrow=c.boolean(0.3))
 
     def _load(self, ty: Ty, mode: str) -> Expr:
-        addr = self.c.weighted(self._addr_options(mode))()
-        return Load(self.in_buf(ty), addr)
+        c = self.c
+        mty = memory_type(ty)
+        cursors = [lp.cursor for lp in self.loops if lp.cursor is not None and lp.cursor.buffer.elem == mty]
+        local = self.local_bufs.get(mty)
+        if cursors and mode in (ANY, VARYING) and c.boolean(0.4):
+            cursor = c.choice(cursors)
+            load = Load(cursor.buffer, CursorAddr(cursor))
+        elif local is not None and local.slots and mode in (ANY, VARYING) and c.boolean(0.3):
+            load = Load(local, LocalSlot(c.integer(0, local.slots - 1)))
+        else:
+            load = Load(self.in_buf(mty), c.weighted(self._addr_options(mode))())
+        if ty.lanes == 3:  # as clang loads a 3-vector: 4 lanes, then the first 3
+            return Shuffle(load, load, (0, 1, 2))
+        return load
 
-    def _priv_load(self, arr: PrivArray) -> Expr:
-        return PrivLoad(arr, self.expr(self.c.choice((I32, I64)), 1, ANY))
+    def _vload(self, ty: Ty, depth: int, mode: str) -> Expr:
+        """`vload<N>` at a wrapped offset, or at a constant offset from a
+        per-work-item address (the pointer argument then varies)."""
+        c = self.c
+        buf = self.in_buf(ty.scalar)
+        if mode in (ANY, VARYING) and c.boolean(0.4):
+            return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False), offset=c.integer(0, 1))
+        return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode))
+
+    def _ptr_diff(self, mode: str) -> Expr:
+        """The element distance of two addresses into one buffer (pointer subtraction)."""
+        c = self.c
+        ty = c.choice([t for t in self.palette if not t.is_bool] + [v for v in self.vec_palette if v.lanes != 3])
+        a = c.weighted(self._addr_options(mode))()
+        b = c.weighted(self._addr_options(mode))()
+        return PtrDiff(self.in_buf(ty), a, b)
+
+    def _ptr_cmp(self, mode: str) -> Expr:
+        """Two addresses into one buffer compared (`icmp ult ptr p, q`)."""
+        c = self.c
+        ty = c.choice([t for t in self.palette if not t.is_bool] or [I32])
+        a = c.weighted(self._addr_options(mode))()
+        b = c.weighted(self._addr_options(mode))()
+        return PtrCmp(c.choice(("eq", "ne", "ult", "ugt", "ule", "uge")), self.in_buf(ty), a, b)
+
+    def _priv_load(self, arr: PrivArray, view: bool = False) -> Expr:
+        c = self.c
+        load = PrivLoad(arr, self.expr(c.choice((I32, I64)), 1, ANY), view=view)
+        if self.k.access_forms and c.boolean(0.15):
+            # Through a select of two element pointers.
+            load.choice = (self._cond(1, ANY), self.expr(c.choice((I32, I64)), 1, ANY))
+        return load
+
+    def _builtin(self, ty: Ty, depth: int, mode: str) -> Expr | None:
+        """A call to an OpenCL C builtin (`OPENCL_BUILTINS`) returning `ty`, if one fits."""
+        c = self.c
+        if ty.is_bool or ty.lanes not in (1, 2, 3, 4, 8, 16):
+            return None
+        sub = VARYING if mode == VARYING else mode
+        other = ANY if mode == VARYING else mode
+        kinds = ["float", "convert"] if ty.is_float else ["int", "convert"]
+        # Relationals: float arguments, an int result (scalar), or an
+        # integer vector as wide as the floats (vector).
+        rel = [f for f in ("f16", "f32", "f64") if f in self.k.types and (
+            (ty.lanes == 1 and ty.bits == 32) or (ty.lanes > 1 and int(f[1:]) == ty.bits))]
+        if not ty.is_float and rel:
+            kinds.append("rel")
+        if c.boolean(0.3):  # conversions: a builtin per (type, width, sign), many to cover
+            name = "convert"
+        else:
+            name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds and kind != "convert"])
+        arity, kind = OPENCL_BUILTINS[name]
+        arg_ty = Ty(c.choice(rel), ty.lanes) if kind == "rel" else ty
+        if kind == "convert":  # from another type of as many lanes; never a float to an integer
+            sources = [t for t in ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
+                       if t in self.k.types and (ty.is_float or t.startswith("i"))]
+            arg_ty = Ty(c.choice(sources), ty.lanes)
+        args = []
+        for i in range(arity):
+            # Arguments of every kind: varying (as the mode wants), uniform, constant.
+            kind_ = c.weighted([(4.0, "mode"), (1.5 if mode == ANY else 0.0, "uniform"),
+                                (0.7 if i < arity else 0.0, "constant")])
+            if kind_ == "constant":
+                args.append(self._const(arg_ty))
+            else:
+                args.append(self.expr(arg_ty, depth, UNIFORM if kind_ == "uniform" else (sub if i == 0 else other)))
+        if name == "copysign" and not isinstance(args[1], Const):
+            loadable = self.helper is None and any(w > 0 for w, _ in self._addr_options(other))
+            args[1] = self._load(ty, other) if loadable else self._const(ty)
+        suffix = ""
+        if kind == "convert" and not ty.is_float and not arg_ty.is_float and c.boolean(0.3):
+            suffix = c.choice(("_rte", "_rtz", "_rtp", "_rtn"))
+        return Builtin(name, tuple(args), ty, signed=c.boolean(0.5), suffix=suffix)
 
     # Operators ---------------------------------------------------------
 
@@ -933,20 +1377,32 @@ class Planner:
         c = self.c
         sources: list[tuple[float, tuple[str, Ty]]] = []
         scalars: list[Ty] = []
-        for s in [*self.palette, I32, I64, F32]:
+        for s in [*self.palette, I32, I64, F32, I1]:
             if s not in scalars and s != ty.scalar and s.elem in self.k.types:
                 scalars.append(s)
         for s in scalars:
             src = s.with_lanes(ty.lanes)
             for op in _cast_ops(src, ty):
                 sources.append((1.0, (op, src)))
-        if not ty.is_bool:
-            for cand in [*self.vec_palette, I32, I64, Ty("i8", 4), Ty("i16", 4), Ty("i32", 2)]:
-                if cand != ty and cand.is_int and cand.total_bits == ty.total_bits:
+        if not ty.is_bool and ty.lanes != 3:
+            shapes = [*self.vec_palette, I32, I64, *(VECTOR_TYPES if self.k.vectors else ())]
+            for cand in shapes:
+                if cand != ty and cand.is_int and cand.lanes != 3 and cand.total_bits == ty.total_bits \
+                        and cand.elem in self.k.types and ("bitcast", cand) not in [x for _, x in sources]:
                     sources.append((0.7, ("bitcast", cand)))
+            if ty.is_int and self.helper is None:
+                # A float's bits are exact only as loaded (no arithmetic made the NaN).
+                for cand in [F32, Ty("f64"), F16, *(VECTOR_TYPES if self.k.vectors else ())]:
+                    if cand.is_float and cand.lanes != 3 and cand.total_bits == ty.total_bits \
+                            and cand.elem in self.k.types:
+                        sources.append((0.5, ("bitcast-load", cand)))
         if not sources:
             return self.expr(ty, depth, mode)
         op, src = c.weighted(sources)
+        if op == "bitcast-load":
+            if not any(w > 0 for w, _ in self._addr_options(mode)):
+                return self.expr(ty, depth, mode)
+            return Cast("bitcast", self._load(src, mode), ty)
         return Cast(op, self.expr(src, depth, mode), ty)
 
     def _math(self, ty: Ty, fns: list[str], depth: int, mode: str) -> Expr:
@@ -960,7 +1416,11 @@ class Planner:
         for _ in range(arity - 1):
             args.append(self.expr(ty, depth, other))
         if fn == "copysign":
-            # The sign source is a constant: the sign of a NaN is not exactly defined.
+            # The sign source is a constant or a loaded value: the sign of a
+            # NaN made by arithmetic is not exactly defined, a loaded one is.
+            loadable = self.helper is None and any(w > 0 for w, _ in self._addr_options(other))
+            args[1] = self._load(ty, other) if loadable and self.c.boolean(0.5) else self._const(ty)
+        if fn == "expect":  # the expected value is a constant
             args[1] = self._const(ty)
         return Math(fn, tuple(args))
 
@@ -989,6 +1449,8 @@ class Planner:
         sub = VARYING if mode == VARYING else mode
         other = ANY if mode == VARYING else mode
         srcs = [v for v in self.vec_palette if v.elem == ty.elem] or [ty]
+        if c.boolean(0.5):  # a shape of its own: concatenations, extensions, narrowings
+            srcs = [v for v in VECTOR_TYPES if v.elem == ty.elem] or srcs
         src = c.choice(srcs)
         a = self.expr(src, depth, sub)
         b = self.expr(src, depth, other) if c.boolean(0.5) else a
@@ -1009,12 +1471,12 @@ def _dims_of(r: NDRange) -> int:
     return 1
 
 
-def _max_base(ndranges: list[NDRange], base: str, dim: int) -> int:
-    out = 0
-    for r in ndranges:
-        g, lo, off = r.global_size[dim], r.local_size[dim], r.offset[dim]
-        out = max(out, {"lin": r.total - 1, "gid": off + g - 1, "lid": lo - 1, "grp": g // lo - 1}[base])
-    return out
+def _in_memory(value: Expr) -> Expr:
+    """`value` as stored: a 3-vector is widened to 4 lanes (the 4th a copy of
+    the first: every stored byte is defined), as clang stores a 3-vector."""
+    if value.ty.lanes == 3:
+        return Shuffle(value, value, (0, 1, 2, 0))
+    return value
 
 
 def _var_fits(v: Var, mode: str) -> bool:
@@ -1039,6 +1501,10 @@ def _mentions_varying(e: Expr) -> bool:
             return True
         if isinstance(x, Call):
             return True  # helpers take varying parameters
+        if isinstance(x, (PtrCmp, PtrDiff)) and (_addr_varying(x.a) or _addr_varying(x.b)):
+            return True
+        if isinstance(x, VLoad) and x.base is not None and _addr_varying(x.base):
+            return True
     return False
 
 
@@ -1047,8 +1513,14 @@ def _addr_varying(a: Addr) -> bool:
         return a.base in ("lin", "gid", "lid")
     if isinstance(a, Indirect):
         return _addr_varying(a.inner)
-    if isinstance(a, Wrapped):
+    if isinstance(a, (Wrapped, Block)):
         return _mentions_varying(a.expr)
+    if isinstance(a, SelectAddr):
+        return _mentions_varying(a.cond) or _addr_varying(a.a) or _addr_varying(a.b)
+    if isinstance(a, CursorAddr):
+        return _addr_varying(a.cursor.start)
+    if isinstance(a, LocalSlot):
+        return True  # what this work-item stored
     return False
 
 
@@ -1079,7 +1551,9 @@ def _cast_ops(src: Ty, dst: Ty) -> list[str]:
     if src.is_float and dst.is_int:
         if dst.is_bool:
             return []
-        return ["fptosi.sat", "fptoui.sat", "fptosi.clamp"]
+        if src.bits == 16:  # the clamp bounds are not halves
+            return ["fptosi.sat", "fptoui.sat"]
+        return ["fptosi.sat", "fptoui.sat", "fptosi.clamp", "fptoui.clamp"]
     return []
 
 
@@ -1107,19 +1581,45 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
         elif isinstance(a, Indirect):
             addr_need(a.index_buffer, a.inner)
             need(buf, 1)
+        elif isinstance(a, SelectAddr):
+            addr_need(buf, a.a)
+            addr_need(buf, a.b)
+        elif isinstance(a, Block):
+            need(buf, a.size)
+        elif isinstance(a, CursorAddr):
+            cursor_need(a.cursor)
         else:
             need(buf, 1)
+
+    def cursor_need(cur: Cursor) -> None:
+        a = cur.start
+        need(cur.buffer, a.offset + max(a.stride, 0) * plan.max_base(a.base, a.dim) + cur.span + 1)
 
     bodies = [plan.body] + [h.body for h in plan.helpers]
     exprs: list[Expr] = []
     for body in bodies:
         for s, _ in walk_stmts(body):
             exprs.extend(s.exprs())
+            if isinstance(s, PrivInit) and s.source is not None and s.addr is not None:
+                addr_need(s.source, s.addr)
+            if isinstance(s, Loop) and s.cursor is not None:
+                cursor_need(s.cursor)
+            if isinstance(s, CopyOut) and s.source is not None and s.addr is not None:
+                addr_need(s.source, s.addr)
     exprs.extend(h.result for h in plan.helpers if h.result is not None)
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, Load):
                 addr_need(x.buffer, x.addr)
+            elif isinstance(x, (PtrCmp, PtrDiff)):
+                addr_need(x.buffer, x.a)
+                addr_need(x.buffer, x.b)
+            elif isinstance(x, VLoad):
+                need(x.buffer, x.lanes)
+                if x.base is not None:
+                    a = x.base
+                    top = a.offset + max(a.stride, 0) * plan.max_base(a.base, a.dim)
+                    need(x.buffer, top + (x.offset + 1) * x.lanes)
     total = plan.max_total
     perm_size = next_pow2(total)
     for b in plan.buffers:
@@ -1135,3 +1635,6 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             b.count = max(b.slots, 1)
         elif b.role == "counter":
             b.count = max(b.count, 1)
+        elif b.role == "local":
+            b.slots = max(b.slots, 1)
+            b.count = plan.max_local_total * b.slots

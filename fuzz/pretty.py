@@ -12,8 +12,10 @@ from .plan import (
     Assign,
     Atomic,
     Bin,
+    Block,
     Break,
     Buffer,
+    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -21,8 +23,11 @@ from .plan import (
     Const,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     Expr,
     Extract,
+    Freeze,
     Helper,
     If,
     Indirect,
@@ -31,15 +36,22 @@ from .plan import (
     Let,
     Lin,
     Load,
+    LocalSlot,
     Loop,
     Math,
     Neg,
+    Overflow,
     ParamRef,
+    Printf,
+    PrivInit,
     PrivLoad,
     PrivStore,
+    PtrCmp,
+    PtrDiff,
     Return,
     ScalarParam,
     Select,
+    SelectAddr,
     Shuffle,
     Splat,
     Stmt,
@@ -47,6 +59,9 @@ from .plan import (
     Switch,
     UniformStore,
     VarRef,
+    VLoad,
+    VStore,
+    WorkDim,
     WorkItem,
     Wrapped,
 )
@@ -67,11 +82,12 @@ def expr_c(e: Expr) -> str:
     if isinstance(e, ParamRef):
         return e.param.name
     if isinstance(e, WorkItem):
-        return f"get_{e.kind}({e.dim})"
+        return f"get_{e.kind}({e.dim if isinstance(e.dim, int) else expr_c(e.dim)})"
     if isinstance(e, Lin):
         return "lin"
     if isinstance(e, Bin):
-        return f"({expr_c(e.a)} {_BIN[e.op]} {expr_c(e.b)})"
+        flags = f" /*{' '.join(e.flags)}*/" if e.flags else ""
+        return f"({expr_c(e.a)} {_BIN[e.op]}{flags} {expr_c(e.b)})"
     if isinstance(e, Neg):
         return f"-{expr_c(e.a)}"
     if isinstance(e, Cmp):
@@ -85,7 +101,25 @@ def expr_c(e: Expr) -> str:
     if isinstance(e, Load):
         return f"{e.buffer.name}[{addr_c(e.addr, e.buffer)}]"
     if isinstance(e, PrivLoad):
-        return f"{e.array.name}[wrap({expr_c(e.index)})]"
+        view = f"((as {e.ty.c}*){e.array.name})" if e.view else e.array.name
+        if e.choice is not None:
+            return f"*({expr_c(e.choice[0])} ? &{view}[wrap({expr_c(e.index)})] : &{view}[wrap({expr_c(e.choice[1])})])"
+        return f"{view}[wrap({expr_c(e.index)})]"
+    if isinstance(e, Freeze):
+        return f"freeze({expr_c(e.a)})"
+    if isinstance(e, Overflow):
+        return f"{e.op}_overflow({expr_c(e.a)}, {expr_c(e.b)}).{'value' if e.part == 0 else 'overflow'}"
+    if isinstance(e, Builtin):
+        name = f"convert_{e.ty.c}" if e.name == "convert" else e.name
+        return f"{name}({', '.join(expr_c(a) for a in e.args)})"
+    if isinstance(e, VLoad):
+        return f"vload{e.lanes}(wrap({expr_c(e.expr)}), {e.buffer.name})"
+    if isinstance(e, PtrCmp):
+        return f"(&{e.buffer.name}[{addr_c(e.a)}] {e.pred} &{e.buffer.name}[{addr_c(e.b)}])"
+    if isinstance(e, PtrDiff):
+        return f"(&{e.buffer.name}[{addr_c(e.a)}] - &{e.buffer.name}[{addr_c(e.b)}])"
+    if isinstance(e, WorkDim):
+        return "get_work_dim()"
     if isinstance(e, Call):
         return f"{e.helper.name}({', '.join(expr_c(a) for a in e.args)})"
     if isinstance(e, Extract):
@@ -105,7 +139,7 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
     if isinstance(a, ConstAddr):
         return str(a.index)
     if isinstance(a, Affine):
-        base = "lin" if a.base == "lin" else f"{a.base}({a.dim})"
+        base = "lin" if a.base == "lin" else f"{a.base}({a.dim if isinstance(a.dim, int) else a.dim.name})"
         s = f"{a.offset} + {a.stride}*{base}"
         if a.counter is not None:
             s += f" + {a.counter.name}"
@@ -116,7 +150,15 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
         return f"wrap({expr_c(a.expr)})"
     if isinstance(a, Indirect):
         return f"wrap({a.index_buffer.name}[{addr_c(a.inner)}])"
-    return "?"
+    if isinstance(a, SelectAddr):
+        return f"/*pointer select*/ {expr_c(a.cond)} ? {addr_c(a.a)} : {addr_c(a.b)}"
+    if isinstance(a, Block):
+        return f"block{a.size}({expr_c(a.expr)})"
+    if isinstance(a, LocalSlot):
+        return f"llin*K + {a.slot}"
+    if isinstance(a, CursorAddr):
+        return f"/*pointer iv*/ {addr_c(a.cursor.start)} + {a.cursor.step}*i"
+    return f"<{type(a).__name__}>"
 
 
 def _slot(buf: Buffer) -> str:
@@ -181,6 +223,27 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
             out.append(f"{pad}{s.array.name}[wrap({expr_c(s.index)})] = {expr_c(s.value)};")
         elif isinstance(s, CallStmt):
             out.append(f"{pad}{expr_c(s.call)};")
+        elif isinstance(s, PrivInit):
+            src = (f"{s.other.name}" if s.other is not None else
+                   f"&{s.source.name}[{addr_c(s.addr)}]" if s.source is not None and s.addr is not None else None)
+            out.append(f"{pad}memcpy({s.array.name}, {src}, sizeof {s.array.name});" if src
+                       else f"{pad}memset({s.array.name}, 0, sizeof {s.array.name});")
+        elif isinstance(s, CopyOut):
+            dst = f"&{s.buffer.name}[{_slot(s.buffer)}*K + {s.slot + (1 if s.move else 0)}]"
+            if s.move:
+                out.append(f"{pad}memmove({dst}, {dst} - 1, {s.count} elements);")
+            elif s.array is not None:
+                out.append(f"{pad}memcpy({dst}, {s.array.name}, {s.count} elements);")
+            elif s.source is not None and s.addr is not None:
+                out.append(f"{pad}memcpy({dst}, &{s.source.name}[{addr_c(s.addr)}], {s.count} elements);")
+            else:
+                out.append(f"{pad}memset({dst}, 0, {s.count} elements);")
+        elif isinstance(s, VStore):
+            out.append(f"{pad}vstore{s.value.ty.lanes}({expr_c(s.value)}, {s.offset}, "
+                       f"&{s.buffer.name}[{_slot(s.buffer)}*K + {s.slot}]);")
+        elif isinstance(s, Printf):
+            args = "".join(f", {expr_c(a)}" for a in s.args)
+            out.append(f"{pad}printf({s.fmt!r}{args});")
         else:
             out.append(f"{pad}<{type(s).__name__}>")
     return out
@@ -211,9 +274,12 @@ def plan_c(plan: KernelPlan) -> str:
         if isinstance(p, ScalarParam):
             params.append(f"{p.ty.c} {p.name} /* = {p.value!r} */")
         else:
-            params.append(f"global {p.elem.c} *{p.name} /* {p.count} x {p.init} */")
+            space = {1: "global", 2: "constant", 3: "local"}[p.addrspace]
+            params.append(f"{space} {p.elem.c} *{p.name} /* {p.count} x {p.init} */")
     lines.append(f"kernel void {plan.name}({', '.join(params)}) {{")
     lines.append(f"    long lin = linear_id_{plan.lin_form}();")
+    if any(b.is_local for b in plan.buffers):
+        lines.append("    long llin = get_local_linear_id();")
     for a in plan.arrays:
         lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
     lines += stmts_c(plan.body)

@@ -89,8 +89,8 @@ def parse_arg(text: str) -> ArgSpec:
             split_elem(parts[1])
             return ArgSpec("local", parts[1], int(parts[2]))
         if kind == "scalar" and len(parts) == 3:
-            split_elem(parts[1])
-            float(parts[2]) if parts[1].startswith("f") else int(parts[2], 0)
+            _, base = split_elem(parts[1])
+            float(parts[2]) if base.startswith("f") else int(parts[2], 0)
             return ArgSpec("scalar", parts[1], value=parts[2])
     except ValueError as exc:
         if isinstance(exc, CaseError):

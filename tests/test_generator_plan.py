@@ -14,17 +14,23 @@ from fuzz.plan import (
     I1,
     Affine,
     Bin,
+    Block,
     Break,
     Buffer,
     ConstAddr,
     Continue,
+    CopyOut,
+    CursorAddr,
     If,
     Indirect,
     KernelPlan,
     Load,
+    LocalSlot,
     Loop,
     Math,
+    PrivInit,
     Return,
+    SelectAddr,
     Stmt,
     Switch,
     UniformStore,
@@ -128,7 +134,7 @@ def test_profiles_and_overrides() -> None:
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_every_profile_plans_valid_kernels(profile: str) -> None:
     for s in range(25):
-        _check_plan(_plan(s, profile=profile))
+        _check_plan(_plan(s, profile=profile), make_knobs(profile=profile))
 
 
 def test_switching_features_off_removes_them() -> None:
@@ -171,6 +177,8 @@ def test_default_mix_covers_the_issue_list() -> None:
         "call: helper with side effects", "atomic", "dims: 1", "dims: 2", "dims: 3",
         "builtin: get_local_id", "builtin: get_group_id", "builtin: get_local_size",
         "builtin: get_global_size", "builtin: get_num_groups", "builtin: dimension 2",
+        "builtin: id with a run-time dimension", "builtin: run-time dimension (uniform)",
+        "builtin: run-time dimension (varying)", "memory: load at an id of a run-time dimension",
         "ndrange: global offset", "ndrange: several",
     ]
     missing = [w for w in wanted if w not in rep.present]
@@ -204,6 +212,17 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
     elif isinstance(a, Indirect):
         assert buf.count == next_pow2(buf.count)
         _check_addr(p, a.index_buffer, a.inner, counters)
+    elif isinstance(a, SelectAddr):  # both pointers in bounds
+        _check_addr(p, buf, a.a, counters)
+        _check_addr(p, buf, a.b, counters)
+    elif isinstance(a, Block):  # `expr & (count - size)` .. + size - 1 in bounds
+        assert buf.count == next_pow2(buf.count) and a.size == next_pow2(a.size) and a.size <= buf.count
+    elif isinstance(a, CursorAddr):  # &buf[start] advanced `span` elements at most
+        assert a.cursor.buffer is buf
+        lo, hi = _affine_range(p, a.cursor.start, counters)
+        assert 0 <= lo and hi + a.cursor.span < buf.count, (a, buf.count)
+    elif isinstance(a, LocalSlot):  # own slots of the largest work-group
+        assert buf.role == "local" and 0 <= a.slot < buf.slots and buf.count == p.max_local_total * buf.slots
     else:  # pragma: no cover
         raise AssertionError(a)
 
@@ -232,6 +251,13 @@ def _max_iterations(body: list[Stmt]) -> int:
     return worst
 
 
+def _invariant_addr(a: object) -> bool:
+    """An address the same for every work-item (its conditions are checked as expressions)."""
+    if isinstance(a, SelectAddr):
+        return _invariant_addr(a.a) and _invariant_addr(a.b)
+    return isinstance(a, ConstAddr)
+
+
 def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
     knobs = knobs or Knobs()
     assert 1 <= p.dims <= 3
@@ -258,23 +284,60 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
             if isinstance(s, UniformStore):
                 assert s.index < s.buffer.count
                 for x in walk_expr(s.value):  # work-item invariant
-                    assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
+                    assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call", "PtrCmp")
+                    if isinstance(x, Load):
+                        assert _invariant_addr(x.addr), x.addr
                     if type(x).__name__ == "WorkItem":
                         assert x.kind not in ("global_id", "local_id", "group_id")
             if isinstance(s, If):
                 assert s.cond.ty == I1
+            if isinstance(s, Loop) and s.cursor is not None:
+                _check_addr(p, s.cursor.buffer, CursorAddr(s.cursor), counters)
+            if isinstance(s, CopyOut):  # inside the work-item's own slots
+                assert s.buffer.role in ("out", "local")
+                assert 0 <= s.slot and s.slot + s.count + (1 if s.move else 0) <= s.buffer.slots
+                if s.source is not None:
+                    assert s.addr is not None and s.addr.size == s.count
+                    _check_addr(p, s.source, s.addr, counters)
+                if s.array is not None:
+                    assert s.array.elem == s.buffer.elem and s.array.size == s.count
+            if type(s).__name__ == "VStore":  # N own slots from slot + offset * N
+                n = s.value.ty.lanes
+                assert s.buffer.role == "out" and s.buffer.elem == s.value.ty.scalar
+                assert s.slot + (s.offset + 1) * n <= s.buffer.slots
+            if isinstance(s, PrivInit) and s.other is not None:
+                assert s.other.elem == s.array.elem and s.other.size >= s.array.size
+            if isinstance(s, PrivInit) and s.source is not None:
+                assert s.addr is not None and s.source.role == "in" and s.source.elem == s.array.elem
+                _check_addr(p, s.source, s.addr, counters)
     for h in p.helpers:
         if h.result is not None:
             exprs.append(h.result)
     for e in exprs:
         for x in walk_expr(e):
+            if type(x).__name__ in ("PtrCmp", "PtrDiff"):
+                _check_addr(p, x.buffer, x.a, counters)
+                _check_addr(p, x.buffer, x.b, counters)
+            if type(x).__name__ == "VLoad":
+                assert x.buffer.role == "in" and x.buffer.count >= x.lanes
+                if x.base is not None:  # vload(k, &buf[base]) reads base + k*N .. + N - 1
+                    lo, hi = _affine_range(p, x.base, counters)
+                    assert 0 <= lo and hi + (x.offset + 1) * x.lanes <= x.buffer.count
             if isinstance(x, Load):
-                assert x.buffer.role in ("in", "index", "iota")
+                assert x.buffer.role in ("in", "index", "iota", "local")
+                assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
                 _check_addr(p, x.buffer, x.addr, counters)
             if isinstance(x, Bin) and x.op in ("sdiv", "srem"):
                 assert not x.ty.is_bool
             if isinstance(x, Math) and x.fn == "copysign":
-                assert type(x.args[1]).__name__ == "Const"
+                # A sign whose bits are exact: a constant or a loaded value (a
+                # 3-vector is loaded as 4 lanes and shuffled).
+                sign = x.args[1]
+                if type(sign).__name__ == "Shuffle":
+                    sign = sign.a
+                assert type(sign).__name__ in ("Const", "Load")
+            if type(x).__name__ == "Cast" and x.op == "bitcast" and x.a.ty.is_float:
+                assert type(x.a).__name__ == "Load"  # never the bits of a computed NaN
     # Bounded work: nested trip counts multiply to at most the knob (private
     # array fills are one loop of at most 16).
     assert _max_iterations(p.body) <= max(knobs.max_iterations, 16)
@@ -310,4 +373,6 @@ def test_invariant_mode_never_depends_on_the_work_item() -> None:
         for _ in range(20):
             e = planner.expr(planner.c.choice(planner.palette), 3, INVARIANT)
             for x in walk_expr(e):
-                assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call")
+                assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call", "PtrCmp")
+                if isinstance(x, Load):
+                    assert _invariant_addr(x.addr), x.addr

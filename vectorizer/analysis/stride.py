@@ -32,7 +32,7 @@ from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
 from .data_layout import DataLayout
-from .uniformity import UniformValueAnalysis, is_varying_root
+from .uniformity import UniformValueAnalysis, is_varying_root, runtime_dimension
 
 
 class Pattern(enum.Enum):
@@ -210,6 +210,10 @@ class StrideAnalysis:
             fn = v.called_function  # type: ignore[union-attr]
             name = fn.name if fn is not None else ""
             if "linear_id" in name or "sub_group" in name:
+                return DIVERGENT
+            if runtime_dimension(v) is not None:
+                # Stride 1 only when the run-time dimension is `dim`, else 0:
+                # no single stride describes it.
                 return DIVERGENT
             return OffsetInfo(Pattern.LINEAR, Stride(1), exact=True, nonneg=True, small=True, bound=ID_BOUND)
         if isinstance(v, I.AllocaInst):

@@ -5,6 +5,14 @@ dimension (`get_global_id(dim)`, `get_local_id(dim)`, linear ids). Each root
 and, recursively, every user of a varying value is varying; a value is marked
 before its users are visited, so use cycles through phis terminate.
 
+An id query whose dimension is only known at run time (`get_global_id(%d)`)
+is a root too, but it varies only when `%d` names the vectorized dimension:
+the stride analysis gives it no stride and the packetizer selects on
+`%d == dim` between the stepped ids and the query's own (uniform) value.
+Every other query that takes a dimension (group ids, sizes, offsets) is the
+same for all lanes of a packet whatever the dimension, because a packet never
+crosses a work-group.
+
 The alloca special case (seed, "Uniform Analysis"): a private variable that
 receives a varying store, or is handed to a varying call or atomic, holds a
 different value in every lane, so the alloca itself, and everything derived
@@ -59,6 +67,20 @@ def is_varying_root(inst: V.Value, dim: int) -> bool:
     if isinstance(arg, V.ConstantInt):
         return arg.value == dim
     return True  # a dimension only known at run time may be ours
+
+
+def runtime_dimension(inst: V.Value) -> V.Value | None:
+    """The dimension operand of a work-item id query that varies along some
+    dimension (`get_global_id`, `get_local_id`) when it is not a constant:
+    such a query steps across lanes only where that operand equals `dim`."""
+    if not isinstance(inst, I.CallInst):
+        return None
+    fn = inst.called_function
+    q = classify(fn.name if fn is not None else None).query
+    if q is None or q.kind not in VARYING_KINDS or not inst.args:
+        return None
+    arg = inst.args[0]
+    return None if isinstance(arg, V.ConstantInt) else arg
 
 
 def _differs_per_lane(inst: V.Value) -> bool:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ..analysis.data_layout import DataLayout
 from ..analysis.instantiation import InstantiationAnalysis
 from ..analysis.stride import Pattern, Stride, StrideAnalysis
-from ..analysis.uniformity import UniformValueAnalysis, is_varying_root
+from ..analysis.uniformity import UniformValueAnalysis, is_varying_root, runtime_dimension
 from ..builtins import BuiltinKind, classify
 from ..builtins.masked import MaskedBuiltinError, MaskedCall, classify_masked_call, type_suffix
 from ..builtins.math import appended_operands, widen_intrinsic_name
@@ -93,6 +93,7 @@ class Packetizer:
         self._replaced: list[I.Instruction] = []
         self._widened_allocas: set[int] = set()
         self._step_cache: dict[tuple[str, int], V.Value] = {}
+        self._dim_tests: dict[int, I.Instruction] = {}
         self._linear_reduction = LinearLaneReduction(self.uniform, self.stride, self.width, self.lane)
 
     # ------------------------------------------------------------------ driver
@@ -303,11 +304,55 @@ class Packetizer:
             )
         return 1
 
+    def _dim_test(self, query: I.CallInst, dim_value: V.Value, b: Builder) -> I.Instruction:
+        """`dim_value == dim`: does an id query with a run-time dimension step across lanes?"""
+        return b.icmp("eq", dim_value, V.const_int(dim_value.type, self.uniform.dim), name=f"{query.name}.isdim" if query.name else None)
+
+    def _uniform_dim_test(self, query: I.CallInst, dim_value: V.Value) -> I.Instruction:
+        """The one `dim_value == dim` test of a query whose dimension is the same in every lane, right after it."""
+        key = id(query)
+        if key not in self._dim_tests:
+            self._dim_tests[key] = self._dim_test(query, dim_value, self._builder_after(query))
+        return self._dim_tests[key]
+
+    def _runtime_dim_packet(self, query: I.CallInst, dim_value: V.Value) -> V.Value:
+        """`select(d == dim, q + <0, 1, ...>, q)` broadcast: the lanes of an id
+        query whose dimension `d` is a kernel-uniform run-time value. Along
+        another dimension (or one out of range) every lane of the packet is
+        the same work-item there, so all lanes see lane 0's answer."""
+        if not self.uniform.is_uniform(dim_value):
+            return self._gather_lanes(query)
+        test = self._uniform_dim_test(query, dim_value)
+        b = self._builder_after(test)
+        base = self._broadcast(query, b)
+        stepped = b.add(base, self._step_vector(query.type, 1))
+        return b.select(test, stepped, base, name=_name(query))
+
+    def _runtime_dim_lane(self, query: I.CallInst, dim_value: V.Value, lane: int) -> V.Value:
+        """Lane `lane` of an id query with a run-time dimension: `q + lane`
+        where the lane's dimension is `dim`, else `q` (lane 0's answer, which
+        is every lane's along another dimension)."""
+        if self.uniform.is_uniform(dim_value):
+            q: I.Instruction = query
+            test = self._uniform_dim_test(query, dim_value)
+            b = self._builder_after(test)
+        else:
+            # The lane's own dimension: re-run the query with it (it answers
+            # for lane 0's work-item), then step if that dimension is ours.
+            q = self._instantiate(query, lane)
+            b = self._builder_after(q)
+            test = self._dim_test(query, q.args[0], b)  # type: ignore[attr-defined]
+        stepped = b.add(q, V.const_int(query.type, lane))
+        return b.select(test, stepped, q, name=_name(query, lane))
+
     def _make_lane(self, value: V.Value, lane: int) -> V.Value:
         if is_varying_root(value, self.uniform.dim) and isinstance(value.type, T.IntType):
+            assert isinstance(value, I.CallInst)
+            dim_value = runtime_dimension(value)
+            if dim_value is not None:
+                return self._runtime_dim_lane(value, dim_value, lane)
             # Never re-run the query: inside the vectorized kernel it answers
             # for lane 0. Lane l is work-item b+l.
-            assert isinstance(value, I.CallInst)
             step = self._root_step(value)
             return self._builder_after(value).add(value, V.const_int(value.type, step * lane))
         info = self.stride.info(value)
@@ -642,6 +687,9 @@ class Packetizer:
             return self._masked_load(masked, b)
         fn = inst.called_function
         if is_varying_root(inst, self.uniform.dim):
+            dim_value = runtime_dimension(inst)
+            if dim_value is not None:
+                return self._runtime_dim_packet(inst, dim_value)
             return self._linear_packet(inst, self._root_step(inst))
         summary = classify(fn.name if fn is not None else None)
         if summary.kind in (BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):
