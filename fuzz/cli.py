@@ -399,9 +399,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Subcommands with a parser of their own: `vecz-fuzz NAME ARGS...` is
+# `python -m MODULE ARGS...`.
+PASSTHROUGH: dict[str, tuple[str, str]] = {
+    "constructs": ("fuzz.constructs", "which constructs of real kernels generated kernels never contain"),
+    "pass-mutants": ("fuzz.pass_mutants", "faults injected into the vectorizer's passes: which does the "
+                                          "harness catch? (list, run, report)"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `vecz-fuzz` (exit statuses: oracle.cmdline)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "mutation-score" and "--passes" in argv:
+        # The issue's spelling: mutants of the passes rather than of the output.
+        argv = ["pass-mutants", "run", *[a for a in argv[1:] if a != "--passes"]]
+    if argv and argv[0] in PASSTHROUGH:
+        import importlib
+
+        module = importlib.import_module(PASSTHROUGH[argv[0]][0])
+        try:
+            return int(module.main(argv[1:]) or 0)
+        except SystemExit as exc:  # argparse's usage errors
+            return exc.code if isinstance(exc.code, int) else 2
+    if argv and argv[0] in ("-h", "--help"):
+        build_parser().print_help()
+        print("\nalso: " + "; ".join(f"{n}: {h}" for n, (_, h) in PASSTHROUGH.items()))
+        return 0
     # `vecz-fuzz --seed 0 --count 100` (no subcommand) is a campaign, as DESIGN.md says.
     if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         argv = ["run", *argv]

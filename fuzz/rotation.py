@@ -16,8 +16,9 @@ any order, and a resumed or distributed campaign covers the matrix alike):
   vectorizes each along every dimension it has).
 
 Axes the user pins on the command line (`--profile`, `--choices`,
-`--widths`) are not rotated. The cycle lengths are coprime, so consecutive
-seeds walk through every combination of profile, choices and extra width.
+`--widths`) are not rotated. The cycle lengths (8, 13, 5) are coprime, so
+520 consecutive seeds walk through every combination of profile, choices
+and extra width.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ CHOICE_SETS: tuple[str, ...] = (
     "FullScalarization;InstantiateCallsInLoops",
     "PacketizeUniform;LinearizeBOSCC",
 )
-PROFILE_CYCLE: tuple[str, ...] = ("default", "control", "loops", "memory", "calls", "uniform", "tiny")
+PROFILE_CYCLE: tuple[str, ...] = ("default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors")
 BASE_WIDTHS: tuple[int, ...] = (1, 4, 8, 16)
 ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 12)
 

@@ -27,7 +27,7 @@ EXAMPLES = int(os.environ.get("VECZ_DIFF_EXAMPLES", "8"))
 # promise of UB-free kernels).
 FAILING = {"mismatch", "vector-fault", "timeout", "vectorizer-error", "scalar-fault"}
 
-PROFILES = ("uniform", "default", "control", "loops", "memory", "calls")
+PROFILES = ("uniform", "default", "control", "loops", "memory", "calls", "vectors")
 # Every choice combination that applies to generated kernels, rotated over
 # the seeds so each runs in CI without multiplying the suite's time.
 CHOICE_SETS = (

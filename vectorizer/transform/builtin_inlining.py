@@ -9,6 +9,8 @@ calls, and calls beyond a size budget, stay calls (and are instantiated).
 
 from __future__ import annotations
 
+import re
+
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -26,13 +28,19 @@ def _inlinable(call: I.CallInst, caller: V.Function, stack: set[str]) -> bool:
     return fn.calling_conv in (None, "", "spir_func", "ccc")
 
 
+_CONT = re.compile(r"(\.inl\.cont(\.\d+)?)+$")
+
+
 def inline_call(call: I.CallInst) -> None:
     """Replace one call by a copy of the callee's body."""
     callee = call.called_function
     assert callee is not None
     block = call.parent
     caller = block.parent
-    cont = block.split_before(call, f"{block.name or 'bb'}.inl.cont" if block.name else None)
+    # One suffix however often the block is split again (a call per inlined
+    # call would grow the name past what LLVM accepts); the printer makes
+    # repeated names unique.
+    cont = block.split_before(call, _CONT.sub("", block.name) + ".inl.cont" if block.name else None)
 
     vmap: dict[int, V.Value] = {}
     for arg, actual in zip(callee.args, call.args, strict=True):
