@@ -135,6 +135,7 @@ def log1p(b: Builder, x: Val) -> Val:
     """ln(1 + x), relatively accurate near 0 (x >= -1)."""
     u = x + 1.0
     c = (x - (u - 1.0)) / u  # what rounding 1 + x lost, relative to u
+    c = b.select(u.oeq(0.0), 0.0, c)
     out = log(b, u) + c
     out = b.select(u.oeq(math.inf), math.inf, out)
     return b.select(b.is_nan(x), x, out)

@@ -6,7 +6,7 @@ intrinsics take vectors). `min`/`max`/`clamp` also cover the common
 
 from __future__ import annotations
 
-from .ir import Builder, Val
+from .ir import Builder, Ty, Val
 from .registry import Impl, all_same, builtin, int_like, is_value, splat_to
 from .types import CLType, integer_of_size
 
@@ -30,7 +30,7 @@ def _abs(name: str, params: tuple[CLType, ...]) -> Impl | None:
         return None
     if not t.signed:
         return Impl(t, lambda b, x: x, family="integer")
-    return Impl(_unsigned(t), lambda b, x: b.intrinsic("abs", [x, b.const(0, x.ty.like("i1"))]),
+    return Impl(_unsigned(t), lambda b, x: b.intrinsic("abs", [x, b.const(0, Ty("i1"))]),
                 family="integer")
 
 
@@ -77,7 +77,7 @@ def _bitcount(name: str, params: tuple[CLType, ...]) -> Impl | None:
     if name == "popcount":
         return Impl(t, lambda b, x: b.intrinsic("ctpop", [x]), family="integer")
     op = "ctlz" if name == "clz" else "cttz"
-    return Impl(t, lambda b, x: b.intrinsic(op, [x, b.const(0, x.ty.like("i1"))]), family="integer")
+    return Impl(t, lambda b, x: b.intrinsic(op, [x, b.const(0, Ty("i1"))]), family="integer")
 
 
 @builtin("rotate")

@@ -108,6 +108,7 @@ def _nextafter(b: Builder, x: Val, y: Val) -> Val:
     on = ox + step
     rb = b.select(on.slt(0), (on * -1) | sign, on)
     r = b.as_fp(rb, x.ty.elem)
+    r = b.select(r.oeq(0.0), b.copysign(r, x), r)  # stepping to zero keeps x's sign
     r = b.select(x.oeq(y), y, r)
     return b.select(b.is_nan(x) | b.is_nan(y), NAN, r)
 
@@ -118,7 +119,12 @@ def _remquo(b: Builder, x: Val, y: Val) -> tuple[Val, Val]:
     if x.ty.elem == "double":
         def lane(u: Val, v: Val) -> Val:
             slot = b.alloca(Ty("i32"), 4)
-            return b.call("remquo", u.ty, [u, v, slot], "nounwind"), b.load(Ty("i32"), slot, 4)
+            b.store(b.const(0, Ty("i32")), slot, 4)  # the C library leaves it unset for NaN results
+            r = b.call("remquo", u.ty, [u, v, slot], "nounwind")
+            q = b.load(Ty("i32"), slot, 4)
+            # Keep 3 bits, as the float version does (the C library may give more).
+            q = b.select(q.slt(0), ((q * -1) & 7) * -1, q & 7)
+            return r, q
         if x.ty.lanes == 0:
             r, q = lane(x, y)
             return r, q
@@ -132,7 +138,7 @@ def _remquo(b: Builder, x: Val, y: Val) -> tuple[Val, Val]:
     r = ax.frem(ay * 8.0)  # exact; keeps the quotient's parity and low bits
     n = b.intrinsic("roundeven", [r / ay])
     n = b.select(b.is_nan(n), 0.0, n)
-    rem = r - n * ay
+    rem = b.select(n.oeq(0.0), r, r - n * ay)  # not 0 * inf
     rem = b.select(b.as_int(xd).slt(0), -rem, rem)
     q = b.cast("fptosi", n, i32) & 7
     q = b.select((b.as_int(xd) ^ b.as_int(yd)).slt(0), q * -1, q)
@@ -250,7 +256,7 @@ def _modf_fract(name: str, params: tuple[CLType, ...]) -> Impl | None:
             whole = b.floor(x)
             frac = b.minnum(x - whole, 1.0 - 2.0 ** -(m + 1))
             frac = b.select(inf, b.copysign(b.const(0.0, x.ty), x), frac)
-            frac = b.select(b.is_nan(x), x, frac)
+            frac = b.select(b.is_nan(x) | x.oeq(0.0), x, frac)
         b.store(whole, p, _align(t))
         return frac
     return Impl(t, body, pure=False, family="math")

@@ -52,7 +52,7 @@ def f32_of(b: Builder, x: Val) -> Val:
 def _sin(b, xd, x):
     q, r = C.reduce_pio2(b, f32_of(b, x))
     s, _c = C.sincos_reduced(b, q, r)
-    return b.select(b.fabs(xd).oeq(INF), NAN, nan_in(b, xd, s))
+    return odd(b, xd, b.select(b.fabs(xd).oeq(INF), NAN, nan_in(b, xd, s)))
 
 
 def _cos(b, xd, x):
@@ -64,7 +64,7 @@ def _cos(b, xd, x):
 def _tan(b, xd, x):
     q, r = C.reduce_pio2(b, f32_of(b, x))
     s, c = C.sincos_reduced(b, q, r)
-    return b.select(b.fabs(xd).oeq(INF), NAN, nan_in(b, xd, s / c))
+    return odd(b, xd, b.select(b.fabs(xd).oeq(INF), NAN, nan_in(b, xd, s / c)))
 
 
 def _pi_parts(b, xd):
@@ -75,8 +75,8 @@ def _pi_parts(b, xd):
 
 
 def _sinpi(b, xd, x):
-    _q, r, s, _c, bad = _pi_parts(b, xd)
-    s = b.select(r.oeq(0.0), b.copysign(b.const(0.0, xd.ty), xd), s)
+    q, r, s, _c, bad = _pi_parts(b, xd)
+    s = b.select(r.oeq(0.0) & (q & 1).eq(0), b.copysign(b.const(0.0, xd.ty), xd), s)
     return b.select(bad, NAN, nan_in(b, xd, s))
 
 
@@ -91,7 +91,7 @@ def _tanpi(b, xd, x):
     t = s / c
     zero = r.oeq(0.0)
     qodd = (q & 1).eq(1)
-    t = b.select(zero & qodd, b.select(q.eq(1), INF, -INF), t)
+    t = b.select(zero & qodd, b.select(q.eq(1), b.const(INF, t.ty), -INF), t)
     zsign = b.select(q.eq(0), xd, -xd)
     t = b.select(zero & ~qodd, b.copysign(b.const(0.0, xd.ty), zsign), t)
     return b.select(bad, NAN, nan_in(b, xd, t))
@@ -159,7 +159,7 @@ def _sinh(b, xd, x):
     a = b.fabs(xd)
     e = C.expm1(b, a)
     s = (e + e / (e + 1.0)) * 0.5
-    s = b.select(a.ogt(800.0), INF, s)
+    s = b.select(a.ogt(709.0), INF, s)
     return odd(b, xd, nan_in(b, xd, b.copysign(s, xd)))
 
 
@@ -186,7 +186,7 @@ def _asinh(b, xd, x):
 
 def _acosh(b, xd, x):
     t = xd - 1.0
-    return C.log1p(b, t + b.sqrt(t * (t + 2.0)))
+    return b.select(xd.olt(1.0), NAN, C.log1p(b, t + b.sqrt(t * (t + 2.0))))
 
 
 def _atanh(b, xd, x):
@@ -216,6 +216,7 @@ def _erfc(b, xd, x):
 
 def _lgamma(b, xd, x):
     r = C.lgamma(b, xd)
+    r = b.select(xd.oeq(1.0) | xd.oeq(2.0), 0.0, r)  # the exact zeros
     r = b.select(b.fabs(xd).oeq(INF) | xd.oeq(0.0), INF, r)
     nonpos_int = xd.ole(0.0) & b.floor(xd).oeq(xd)
     r = b.select(nonpos_int, INF, r)
@@ -292,8 +293,8 @@ def _dbl_pi_parts(b: Builder, x: Val) -> tuple[Val, Val, Val, Val, Val]:
 
 
 def _d_sinpi(b, x):
-    _q, r, s, _c, bad = _dbl_pi_parts(b, x)
-    s = b.select(r.oeq(0.0), b.copysign(b.const(0.0, x.ty), x), s)
+    q, r, s, _c, bad = _dbl_pi_parts(b, x)
+    s = b.select(r.oeq(0.0) & (q & 1).eq(0), b.copysign(b.const(0.0, x.ty), x), s)
     return b.select(bad, NAN, nan_in(b, x, s))
 
 
@@ -308,7 +309,7 @@ def _d_tanpi(b, x):
     t = s / c
     zero = r.oeq(0.0)
     qodd = (q & 1).eq(1)
-    t = b.select(zero & qodd, b.select(q.eq(1), INF, -INF), t)
+    t = b.select(zero & qodd, b.select(q.eq(1), b.const(INF, t.ty), -INF), t)
     zsign = b.select(q.eq(0), x, -x)
     t = b.select(zero & ~qodd, b.copysign(b.const(0.0, x.ty), zsign), t)
     return b.select(bad, NAN, nan_in(b, x, t))
@@ -316,20 +317,42 @@ def _d_tanpi(b, x):
 
 def _d_times_inv_pi(name: str) -> Callable[[Builder, Val], Val]:
     # x/pi as fl(x * fl(1/pi)) plus the rounding error of fl(1/pi) (double-double).
-    inv_pi_lo = -1.9678676675182486e-17  # 1/pi - fl(1/pi)
-
     def body(b, x):
-        a = libm1(b, name, x)
-        hi = a * INV_PI
-        lo = b.fma(a, INV_PI, -hi) + a * inv_pi_lo
-        return hi + lo
+        return _times_inv_pi_dd(b, libm1(b, name, x))
     return body
+
+
+def _times_inv_pi_dd(b: Builder, a: Val) -> Val:
+    """a / pi for a double a: a * fl(1/pi) corrected by the product's rounding error and
+    by 1/pi - fl(1/pi); zeros and infinities keep their sign."""
+    hi = a * INV_PI
+    lo = b.fma(a, INV_PI, -hi) + a * -1.9678676675182486e-17
+    return b.select(a.oeq(0.0) | b.fabs(a).oeq(INF), hi, hi + lo)
 
 
 DOUBLE_UNARY: dict[str, Callable[[Builder, Val], Val]] = {
     name: (lambda n: lambda b, x: libm1(b, n, x))(name) for name in LIBM_UNARY
 }
+def _d_cbrt(b: Builder, x: Val) -> Val:
+    """The C library's cbrt, then one Newton step with y^3 in double-double (the C
+    library alone may miss OpenCL's 2 ulp); subnormals scaled by 2^54 (exact)."""
+    sub = b.fabs(x).olt(2.0**-1022)
+    big = b.fabs(x).ogt(2.0**1000)
+    xs = b.select(sub, x * 2.0**54, b.select(big, x * 2.0**-54, x))
+    y = libm1(b, "cbrt", xs)
+    y2 = y * y
+    e2 = b.fma(y, y, -y2)
+    y3 = y2 * y
+    e3 = b.fma(y2, y, -y3) + e2 * y
+    resid = (y3 - xs) + e3
+    yn = y - resid / (y2 * 3.0)
+    ok = xs.one(0.0) & b.fabs(xs).olt(INF)
+    y = b.select(ok, yn, y)
+    return b.select(sub, y * 2.0**-18, b.select(big, y * 2.0**18, y))
+
+
 DOUBLE_UNARY.update({
+    "cbrt": _d_cbrt,
     "sinpi": _d_sinpi, "cospi": _d_cospi, "tanpi": _d_tanpi,
     "asinpi": _d_times_inv_pi("asin"), "acospi": _d_times_inv_pi("acos"),
     "atanpi": _d_times_inv_pi("atan"),
@@ -397,14 +420,23 @@ def _hypot_core(b: Builder, xd: Val, yd: Val) -> Val:
 
 
 def _d_rootn(b: Builder, x: Val, n: Val) -> Val:
-    """rootn for double: pow(|x|, 1/n) corrected by one Newton step on r^n = |x|."""
+    """rootn for double: pow(|x|, 1/n) corrected by one Newton step on r^n = |x|.
+    Subnormal |x| (for |n| < 47, where 1/n's rounding matters) is first scaled by
+    2^(k|n|) >= 2^54 and the root by 2^-k (exact)."""
+    i32 = n.ty
     nd = b.cast("sitofp", n, x.ty)
-    ax = b.fabs(x)
+    an = b.intrinsic("abs", [n, b.const(0, Ty("i1"))])
+    sub = b.fabs(x).olt(2.0**-1022) & an.slt(47)
+    k = (an + 53).sdiv(b.select(an.eq(0), b.const(1, i32), an))
+    shift = b.select(sub, k * an, b.const(0, i32))
+    ax = b.intrinsic("ldexp", [b.fabs(x), shift], overload=[x.ty, i32])
     r0 = libm2(b, "pow", ax, 1.0 / nd)
     e = libm2(b, "pow", r0, nd) / ax - 1.0
     r1 = r0 - r0 * (e / nd)
-    ok = b.fabs(e).olt(1e-6) & ax.oge(2.2250738585072014e-308) & ax.one(INF)
+    ok = b.fabs(e).olt(1e-6) & ax.oge(2.0**-1022) & ax.one(INF)
     r = b.select(ok, r1, r0)
+    back = b.select(sub, b.select(n.sgt(0), k * -1, k), b.const(0, i32))
+    r = b.intrinsic("ldexp", [r, back], overload=[x.ty, i32])
     n_odd = (n & 1).eq(1)
     r = b.select(b.as_int(x).slt(0) & n_odd, -r, r)
     r = b.select(x.olt(0.0) & ~n_odd, NAN, r)
@@ -460,9 +492,7 @@ def _binary_handler(name: str, params: tuple[CLType, ...]) -> Impl | None:
     if t.elem == "double":
         if name == "atan2pi":
             def body_d(b, y, x):
-                a = libm2(b, "atan2", y, x)
-                hi = a * INV_PI
-                return hi + (b.fma(a, INV_PI, -hi) + a * -1.9678676675182486e-17)
+                return _times_inv_pi_dd(b, libm2(b, "atan2", y, x))
             return Impl(t, body_d, family="math")
         return Impl(t, lambda b, y, x: libm2(b, name, y, x), family="math")
 
