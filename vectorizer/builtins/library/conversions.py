@@ -33,26 +33,19 @@ def step(b: Builder, v: Val, up: Val) -> Val:
 
 def fix_direction(b: Builder, f: Val, cmp_gt: Val, cmp_lt: Val, mode: str) -> Val:
     """Adjust a round-to-nearest result `f` for a directed `mode`, given whether
-    f is greater or less than the exact value."""
+    f is greater or less than the exact value. A step onto zero keeps f's sign
+    (the exact value is a nonzero number of that sign)."""
     if mode == "rtp":
-        return b.select(cmp_lt, step(b, f, b.const(1, cmp_lt.ty)), f)
-    if mode == "rtn":
-        return b.select(cmp_gt, step(b, f, b.const(0, cmp_gt.ty)), f)
-    if mode == "rtz":
+        r = b.select(cmp_lt, step(b, f, b.const(1, cmp_lt.ty)), f)
+    elif mode == "rtn":
+        r = b.select(cmp_gt, step(b, f, b.const(0, cmp_gt.ty)), f)
+    elif mode == "rtz":
         neg = b.as_int(f).slt(0)
         away = b.select(neg, cmp_lt, cmp_gt)
-        return b.select(away, step(b, f, neg), f)
-    return f
-
-
-def round_to_odd_float(b: Builder, x: Val) -> Val:
-    """double -> float rounded to odd: toward zero, then the last bit set if inexact.
-    Rounding that to a narrower format (half) to nearest is then correct."""
-    f = b.cast("fptrunc", x, x.ty.like("float"))
-    away = b.fabs(b.cast("fpext", f, x.ty)).ogt(b.fabs(x))
-    f = b.select(away, step(b, f, b.as_int(f).slt(0)), f)
-    inexact = b.cast("fpext", f, x.ty).one(x)
-    return b.select(inexact, b.as_fp(b.as_int(f) | 1, "float"), f)
+        r = b.select(away, step(b, f, neg), f)
+    else:
+        return f
+    return b.select(r.oeq(0.0), b.copysign(r, f), r)
 
 
 def fp_to_fp(b: Builder, x: Val, elem: str, mode: str) -> Val:
@@ -61,10 +54,7 @@ def fp_to_fp(b: Builder, x: Val, elem: str, mode: str) -> Val:
         return x
     if ELEMENTS[elem][2] > x.ty.bits:
         return b.cast("fpext", x, x.ty.like(elem))
-    if x.ty.elem == "double" and elem == "half":
-        f = b.cast("fptrunc", round_to_odd_float(b, x), x.ty.like("half"))
-    else:
-        f = b.cast("fptrunc", x, x.ty.like(elem))
+    f = b.fp_resize(x, elem)
     if mode in ("", "rte"):
         return f
     back = b.cast("fpext", f, x.ty)
@@ -75,21 +65,25 @@ def int_to_fp(b: Builder, x: Val, signed: bool, elem: str, mode: str) -> Val:
     f = b.cast("sitofp" if signed else "uitofp", x, x.ty.like(elem))
     if mode in ("", "rte"):
         return f
-    i128 = x.ty.like("i128")
-    xw = b.resize_int(x, 128, signed)
-    inf = b.fabs(f).oeq(float("inf"))
-    safe = b.select(inf, b.const(0.0, f.ty), f)
-    fw = b.cast("fptosi", safe, i128)
-    gt = b.select(inf, f.ogt(0.0), fw.sgt(xw))
-    lt = b.select(inf, f.olt(0.0), fw.slt(xw))
+    # f is an integer (or infinite): compare it with x as an integer of x's width,
+    # through a saturating conversion (no 128-bit arithmetic: no library calls).
+    bits = x.ty.bits
+    limit = 2.0 ** (bits - 1 if signed else bits)
+    fd = b.fp_resize(f, "double") if elem != "double" else f
+    over = fd.oge(limit)
+    under = fd.olt(-limit) if signed else fd.olt(0.0)
+    fi = b.intrinsic("fptosi.sat" if signed else "fptoui.sat", [f], ret=x.ty, overload=[x.ty, f.ty])
+    gt = over | (~under & fi.cmp("sgt" if signed else "ugt", x))
+    lt = under | (~over & fi.cmp("slt" if signed else "ult", x))
     return fix_direction(b, f, gt, lt, mode)
 
 
 def fp_to_int(b: Builder, x: Val, bits: int, signed: bool, mode: str) -> Val:
     rounding = {"": "trunc", "rtz": "trunc", "rte": "roundeven", "rtp": "ceil", "rtn": "floor"}[mode]
-    r = b.intrinsic(rounding, [x])
+    # half goes through float (exact): LLVM's f16 saturating conversion mishandles NaN on x86.
+    r = b.intrinsic(rounding, [b.fp_resize(x, "float") if x.ty.elem == "half" else x])
     ity = x.ty.like(f"i{bits}")
-    return b.intrinsic("fptosi.sat" if signed else "fptoui.sat", [r], ret=ity, overload=[ity, x.ty])
+    return b.intrinsic("fptosi.sat" if signed else "fptoui.sat", [r], ret=ity, overload=[ity, r.ty])
 
 
 def int_to_int(b: Builder, x: Val, src_signed: bool, bits: int, signed: bool, sat: bool) -> Val:

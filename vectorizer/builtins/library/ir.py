@@ -272,12 +272,27 @@ class Builder:
         return self.cast("sext" if signed else "zext", v, v.ty.like(f"i{bits}"))
 
     def fp_resize(self, v: Val, elem: str) -> Val:
-        """Floating-point `v` extended (exactly) or rounded to `elem`."""
+        """Floating-point `v` extended (exactly) or rounded to nearest `elem`, once."""
         if v.ty.elem == elem:
             return v
         if _FP_BITS[elem] > v.ty.bits:
             return self.cast("fpext", v, v.ty.like(elem))
+        if v.ty.elem == "double" and elem == "half":
+            # Through float rounded to odd: one correct rounding, and no call to
+            # __truncdfhf2, which a host without native double->half lacks.
+            return self.cast("fptrunc", self.round_to_odd_float(v), v.ty.like("half"))
         return self.cast("fptrunc", v, v.ty.like(elem))
+
+    def round_to_odd_float(self, x: Val) -> Val:
+        """double -> float rounded to odd: toward zero, then the last bit set if inexact.
+        Rounding that to nearest in a narrower format (half) is correct rounding."""
+        f = self.cast("fptrunc", x, x.ty.like("float"))
+        fi = self.as_int(f)
+        away = self.fabs(self.cast("fpext", f, x.ty)).ogt(self.fabs(x))
+        # One step toward zero: the magnitude's encoding minus one.
+        f = self.select(away, self.as_fp(fi - 1, "float"), f)
+        inexact = self.cast("fpext", f, x.ty).one(x)
+        return self.select(inexact, self.as_fp(self.as_int(f) | 1, "float"), f)
 
     def intrinsic(self, base: str, args: Sequence, ret: Ty | None = None,
                   overload: Sequence[Ty] | None = None) -> Val:
