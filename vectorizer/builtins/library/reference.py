@@ -267,7 +267,7 @@ def _integral(name):
         if not g.is_finite(x):
             return x
         r = getattr(g, name)(x)
-        return g.copy_sign(r, x) if r == 0 else r
+        return g.copy_sign(g.mpfr(r), x) if r == 0 else r
     return ref
 
 
