@@ -31,7 +31,7 @@ import math
 from fractions import Fraction
 
 from . import coefficients
-from .ir import Builder, Ty, Val
+from .ir import Builder, Val
 
 LN2 = math.log(2.0)
 LN2_HI = float.fromhex("0x1.62e42fefa3800p-1")  # ln 2 to 42 bits: k * LN2_HI exact for |k| < 2^11
@@ -318,5 +318,3 @@ def gamma_sign_negative(b: Builder, x: Val) -> Val:
     odd = (fl - b.floor(fl * 0.5) * 2.0).oeq(1.0)
     return b.select(odd, -1.0, b.const(1.0, x.ty))
 
-
-__all__ = ["Ty"]

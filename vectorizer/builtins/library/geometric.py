@@ -35,7 +35,7 @@ def _sumsq_scaled(b: Builder, x: Val) -> tuple[Val, Val]:
         m = b.maxnum(m, v)
     # s = 2^(exponent of m): every x/s is exact and below 2, no overflow.
     e = b.as_int(m) & 0x7FF0000000000000
-    s = b.as_fp(b.select(e.eq(0), 0x3FF0000000000000, e), "double")
+    s = b.as_fp(b.select(e.eq(0), 0x0010000000000000, e), "double")  # subnormal m: 2^-1022
     s = b.select(m.oeq(math.inf) | b.is_nan(m), 1.0, s)
     ys = [v / s for v in xs]
     acc = ys[0] * ys[0]
@@ -52,32 +52,34 @@ def _length(b: Builder, x: Val) -> Val:
     return b.fp_resize(b.sqrt(_dot(b, xd, xd)), x.ty.elem)
 
 
-def _normalize(b: Builder, x: Val) -> Val:
-    lanes = _lanes(b, x)
+def _infinities_as_units(b: Builder, x: Val) -> Val:
+    """If a component is infinite: the infinite ones become +-1, the others +-0
+    (OpenCL normalizes that vector); otherwise x."""
     any_inf = None
-    for v in lanes:
+    for v in _lanes(b, x):
         c = b.fabs(v).oeq(math.inf)
         any_inf = c if any_inf is None else any_inf | c
-    # Infinite components become +-1 and the others 0 (then normalized).
-    if x.ty.lanes:
-        inf_v = b.select(b.fabs(x).oeq(math.inf), b.copysign(b.const(1.0, x.ty), x), b.const(0.0, x.ty))
-        inf_v = b.copysign(inf_v, x)
-    else:
-        inf_v = b.copysign(b.const(1.0, x.ty), x)
-    xx = b.select(any_inf, inf_v, x)
+    units = b.select(b.fabs(x).oeq(math.inf), b.copysign(b.const(1.0, x.ty), x),
+                     b.copysign(b.const(0.0, x.ty), x))
+    return b.select(any_inf, units, x)
+
+
+def _normalize(b: Builder, x: Val) -> Val:
+    """x / length(x); a zero vector is returned unchanged."""
+    xx = _infinities_as_units(b, x)
     if x.ty.elem == "double":
         r, s = _sumsq_scaled(b, xx)
-        out = (xx / s) / r
+        out = _div_lanes(b, _div_lanes(b, xx, s), r)
     else:
         xd = b.fp_resize(xx, "double")
-        n = b.sqrt(_dot(b, xd, xd))
-        out = b.fp_resize(xd / (b.splat(n, x.ty.lanes) if x.ty.lanes else n), x.ty.elem)
-        r = n
+        r = b.sqrt(_dot(b, xd, xd))
+        out = b.fp_resize(_div_lanes(b, xd, r), x.ty.elem)
     zero = r.oeq(0.0)
-    return b.select(b.splat(zero, x.ty.lanes) if x.ty.lanes else zero, x, out)
+    return b.select(zero, x, out)
 
 
-def _double_div_splat(b: Builder, num: Val, den: Val) -> Val:
+def _div_lanes(b: Builder, num: Val, den: Val) -> Val:
+    """Every lane of `num` divided by the scalar `den`."""
     return num / (b.splat(den, num.ty.lanes) if num.ty.lanes else den)
 
 
@@ -96,27 +98,7 @@ def _geometric(name: str, params: tuple[CLType, ...]) -> Impl | None:
         return Impl(t.scalar(), _length, family="geometric")
     if base == "distance":
         return Impl(t.scalar(), lambda b, x, y: _length(b, x - y), family="geometric")
-    if t.elem == "double":
-        def body_d(b: Builder, x: Val) -> Val:
-            return _normalize_double(b, x)
-        return Impl(t, body_d, family="geometric")
     return Impl(t, _normalize, family="geometric")
-
-
-def _normalize_double(b: Builder, x: Val) -> Val:
-    lanes = _lanes(b, x)
-    any_inf = None
-    for v in lanes:
-        c = b.fabs(v).oeq(math.inf)
-        any_inf = c if any_inf is None else any_inf | c
-    inf_v = b.select(b.fabs(x).oeq(math.inf), b.copysign(b.const(1.0, x.ty), x),
-                     b.copysign(b.const(0.0, x.ty), x))
-    xx = b.select(any_inf, inf_v, x)
-    r, s = _sumsq_scaled(b, xx)
-    sv = b.splat(s, x.ty.lanes) if x.ty.lanes else s
-    out = _double_div_splat(b, xx / sv, r)
-    zero = r.oeq(0.0)
-    return b.select(b.splat(zero, x.ty.lanes) if x.ty.lanes else zero, x, out)
 
 
 @builtin("cross")

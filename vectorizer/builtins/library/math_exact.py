@@ -11,7 +11,6 @@ import math
 
 from . import cores as C
 from .ir import Builder, Ty, Val
-from .math_transcendental import libm2
 from .registry import Impl, all_same, builtin, float_type, int_like, splat_to
 from .types import CLType
 
@@ -278,5 +277,3 @@ def _nan(name: str, params: tuple[CLType, ...]) -> Impl | None:
         return b.as_fp(code | qnan, elem)
     return Impl(rt, body, family="math")
 
-
-__all__ = ["libm2"]
