@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 
 from . import cores as C
+from . import cores_f32
 from .ir import Builder, Ty, Val
 from .registry import Impl, all_same, builtin, float_type, int_like
 from .types import CLType
@@ -249,6 +250,9 @@ UNARY_FH: dict[str, Core] = {
     "cbrt": _cbrt, "erf": _erf, "erfc": _erfc, "lgamma": _lgamma, "tgamma": _tgamma, "rsqrt": _rsqrt,
 }
 
+# exp and log in single precision (see cores_f32): kernels spend their time there.
+FLOAT_NATIVE: dict[str, Callable[[Builder, Val], Val]] = {"exp": cores_f32.exp, "log": cores_f32.log}
+
 # -- double precision: the C library per element ----------------------------------
 
 LIBM_UNARY = {
@@ -366,6 +370,8 @@ def _unary_handler(name: str, params: tuple[CLType, ...]) -> Impl | None:
         return None
     if t.elem == "double":
         return Impl(t, DOUBLE_UNARY[name], family="math")
+    if t.elem == "float" and name in FLOAT_NATIVE:
+        return Impl(t, FLOAT_NATIVE[name], family="math")
     core = UNARY_FH[name]
 
     def body(b: Builder, x: Val) -> Val:
