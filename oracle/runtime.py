@@ -18,6 +18,26 @@ State layout (i64 slots): 0-2 local id, 3-5 group id, 6-8 local size,
 `cfg` (i64 slots) as passed by the worker: 0-2 local size, 3-5 number of
 groups, 6-8 offset, 9 work dim, 10 number of local buffers, then from slot 16
 pairs (pointer, bytes) of local buffers zeroed at the start of every group.
+
+Sanitizer hooks (oracle/sanitizer_rt.c reads them; defined here so that every
+program, sanitized or not, has them):
+- `@__oracle_san_epoch` (i64): the barrier-interval counter. Every driver
+  adds 1 at the start of each work-group and stores the result in
+  `@__oracle_san_group_epoch`. A barrier implementation must add 1 each time
+  the whole work-group passes a barrier: accesses of one group are then
+  racing only within one interval, while a global-memory access of another
+  group (an epoch below the group's start) always races.
+- `@__oracle_san_item` (i64): the running work-item's global linear id + 1.
+  The sanitized driver sets it before each call; an implementation that
+  switches work-items (fibers) must set it on every switch.
+- `@__oracle_san_stack_hi` (i64): the top of the running work-item's stack
+  (set by `__oracle_san_run`); a pointer the sanitizer cannot attribute to an
+  object is accepted as private memory between the current frame and this.
+  An implementation running work-items on their own stacks (fibers) must set
+  it to the running fiber's stack top on every switch.
+- Work-groups run one after another, and local memory (arguments and
+  `addrspace(3)` globals) belongs to the running group: its shadow records
+  from earlier groups are ignored rather than cleared.
 """
 
 from __future__ import annotations
@@ -25,6 +45,8 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+
+from vectorizer.ir.types import quote_name
 
 ARG_SLOT = 64  # bytes per kernel argument in the argument blob (fits <16 x i32>)
 CFG_SLOTS = 16  # fixed cfg slots before the local-buffer pairs
@@ -279,7 +301,7 @@ def _work_item(name: str, base: str, sig: FnSig, em: _Emitter) -> str:
         else:  # number of sub-groups
             v = "1"
         _ret_int(v, ret, body, em)
-    return f"define {ret} @{name}({params}) {{\nentry:\n" + "\n".join(body) + "\n}"
+    return f"define {ret} @{quote_name(name)}({params}) {{\nentry:\n" + "\n".join(body) + "\n}"
 
 
 def _splat(v: str, scalar_ty: str, vec_ty: str, em: _Emitter, body: list[str]) -> str:
@@ -296,7 +318,7 @@ def _math(name: str, base: str, sig: FnSig, em: _Emitter) -> str | None:
     ret, ps = sig.ret, list(sig.params)
     args = [f"%a{i}" for i in range(len(ps))]
     body: list[str] = []
-    head = f"define {ret} @{name}(" + ", ".join(f"{t} {a}" for t, a in zip(ps, args, strict=False)) + ") {\nentry:\n"
+    head = f"define {ret} @{quote_name(name)}(" + ", ".join(f"{t} {a}" for t, a in zip(ps, args, strict=False)) + ") {\nentry:\n"
 
     def widen(vals: list[str]) -> list[str]:
         # Mixed overloads such as fmax(float2, float): splat the scalar operands.
@@ -480,17 +502,43 @@ def _set_state(slot: int, val: str) -> list[str]:
 
 def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
     args = ", ".join(f"{t} %arg{i}" for i, t in enumerate(sig.params))
-    return [f"  call {sig.ret} @{fn}({args})"]
+    return [f"  call {sig.ret} @{quote_name(fn)}({args})"]
+
+
+def _set_item() -> list[str]:
+    """Store the running work-item's global linear id + 1 in `@__oracle_san_item`."""
+    lines = []
+    for d in range(3):
+        lines += [
+            f"  %si.g{d}p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {3 + d}",
+            f"  %si.g{d} = load i64, ptr %si.g{d}p, align 8",
+            f"  %si.l{d}p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {d}",
+            f"  %si.l{d} = load i64, ptr %si.l{d}p, align 8",
+            f"  %si.m{d} = mul i64 %si.g{d}, %c{d}",
+            f"  %si.id{d} = add i64 %si.m{d}, %si.l{d}",
+        ]
+    lines += [
+        "  %si.a = mul i64 %si.id2, %gs1",
+        "  %si.b = add i64 %si.a, %si.id1",
+        "  %si.c = mul i64 %si.b, %gs0",
+        "  %si.d = add i64 %si.c, %si.id0",
+        "  %si.e = add i64 %si.d, 1",
+        "  store i64 %si.e, ptr @__oracle_san_item, align 8",
+    ]
+    return lines
 
 
 def driver(
     name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None, reverse: bool = False,
+    sanitized: bool = False,
 ) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
     `(vector function, width, dim, predicated)`. `reverse` runs the scalar
     work-items and groups in the opposite order, on a shifted stack (the
-    check that the result depends on nothing but the work-items' inputs)."""
-    lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
+    check that the result depends on nothing but the work-items' inputs).
+    `sanitized` drives the sanitized copy: it also keeps
+    `@__oracle_san_item` up to date."""
+    lines = [f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{", "entry:"]
     if reverse:
         # Move the kernel's stack frame too: a kernel that writes the address
         # of a private variable then gives other bytes, and is caught.
@@ -531,7 +579,8 @@ def driver(
     if vector is None:
         i0, v0 = index("l0", "%c0")
         l0loop: list[str] = []
-        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + _call_kernel(kernel, sig, "s"))
+        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + (_set_item() if sanitized else [])
+              + _call_kernel(kernel, sig, "s"))
         i1, v1 = index("l1", "%c1")
         l1loop: list[str] = []
         _loop(l1loop, "l1", "%c1", i1 + _set_state(1, v1) + l0loop)
@@ -588,7 +637,13 @@ def driver(
         _loop(tmp, inner_var, f"%c{others[0]}", _set_state(others[0], f"%{inner_var}") + lines_chunks)
         items = []
         _loop(items, outer_var, f"%c{others[1]}", _set_state(others[1], f"%{outer_var}") + tmp)
-    group: list[str] = []
+    # A new work-group is a new barrier interval (see the module docstring).
+    group: list[str] = [
+        "  %ep = load i64, ptr @__oracle_san_epoch, align 8",
+        "  %ep1 = add i64 %ep, 1",
+        "  store i64 %ep1, ptr @__oracle_san_epoch, align 8",
+        "  store i64 %ep1, ptr @__oracle_san_group_epoch, align 8",
+    ]
     _loop(group, "k", "%nloc", reset)
     group += items
     j0, w0 = index("g0", "%c3")
@@ -605,36 +660,74 @@ def driver(
     return "\n".join(lines)
 
 
+def _stub(name: str, sig: FnSig) -> str:
+    """A definition that traps: for a function nothing the program runs calls
+    (a builtin only another kernel of the file uses)."""
+    params = ", ".join(sig.params) + (", ..." if sig.varargs else "")
+    return (f"define {sig.ret} @{quote_name(name)}({params}) {{\n"
+            "  call void @llvm.trap()\n  unreachable\n}")
+
+
+SANITIZED_DRIVER = "__oracle_run_sanitized"
+
+
 def runtime_module(
     declared: dict[str, FnSig],
     kernel: str,
     kernel_sig: FnSig,
     variants: list[tuple[str, str, int, int, bool]],
+    *,
+    reachable: set[str] | None = None,
+    sanitized: str | None = None,
 ) -> tuple[str, list[str]]:
     """The runtime module text: state, builtin definitions for `declared`
     (name -> signature) and drivers. `variants` are (driver name, vector
-    function, width, dim, predicated). Returns (text, names left undefined)."""
+    function, width, dim, predicated). `reachable`, when given, names the
+    declared functions the kernel and its variants may call: the others get
+    a trapping stub when the runtime cannot define them (barriers or images
+    of another kernel in the same file). `sanitized` names the sanitized
+    copy of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
+    Returns (text, names left undefined)."""
     em = _Emitter()
     undefined = []
     for name, sig in sorted(declared.items()):
-        d = builtin_definition(name, sig, em)
+        used = reachable is None or name in reachable
+        try:
+            d = builtin_definition(name, sig, em)
+        except Unsupported:
+            if used:
+                raise
+            d = _stub(name, sig)
+            em.intrinsic("llvm.trap", "void", [])
         if d is None:
             if not name.startswith("llvm."):
                 undefined.append(name)
         else:
             em.defs.append(d)
     em.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
-    kdecl = [f"declare {kernel_sig.ret} @{kernel}({', '.join(kernel_sig.params)})"]
+    params = ", ".join(kernel_sig.params)
+    kdecl = [f"declare {kernel_sig.ret} @{quote_name(kernel)}({params})"]
     drivers = [
         driver("__oracle_run_scalar", kernel, kernel_sig, None),
         driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True),
     ]
+    if sanitized is not None:
+        kdecl.append(f"declare {kernel_sig.ret} @{quote_name(sanitized)}({params})")
+        drivers.append(driver(SANITIZED_DRIVER, sanitized, kernel_sig, None, sanitized=True))
     for dname, vfn, w, dim, pred in variants:
         if vfn != kernel:
-            kdecl.append(f"declare {kernel_sig.ret} @{vfn}({', '.join(kernel_sig.params)})")
+            kdecl.append(f"declare {kernel_sig.ret} @{quote_name(vfn)}({params})")
         drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred)))
+    # The sanitizer's run-time library (another module) reads these: external
+    # then; internal otherwise, so that optimised programs (the benchmark's)
+    # keep all their freedom.
+    link = "" if sanitized is not None else "internal "
     text = "\n\n".join(
-        ["@__oracle_st = internal global [24 x i64] zeroinitializer, align 8"]
+        [f"@__oracle_st = {link}global [24 x i64] zeroinitializer, align 16",
+         f"@__oracle_san_epoch = {link}global i64 0, align 8",
+         f"@__oracle_san_group_epoch = {link}global i64 0, align 8",
+         f"@__oracle_san_stack_hi = {link}global i64 0, align 8",
+         f"@__oracle_san_item = {link}global i64 0, align 8"]
         + sorted(em.decls.values())
         + kdecl
         + em.defs
