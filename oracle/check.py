@@ -280,9 +280,10 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         v = next(x for x in variants if x.key == vkey)
         return f"{key}:{vkey}", [v]
 
+    launch_state: dict = {}
     for nd in nds:
         pk, pv = prog_for("")
-        ref = reference_run(sess, pk, pv, args, nd, seed, sanitize, size_buffers)
+        ref = reference_run(sess, pk, pv, args, nd, seed, sanitize, size_buffers, launch_state)
         if ref.note and ref.note not in report.notes:
             report.notes.append(ref.note)
         if ref.status is not None:

@@ -132,6 +132,32 @@ def _function_body(text: str, name: str) -> str:
     return text[m.start() : end if end >= 0 else len(text)]
 
 
+_SPIR_KERNEL = re.compile(r'^define [^@\n]*\bspir_kernel\b[^@\n]*@("(?:[^"\\]|\\[0-9A-Fa-f]{2}|\\\\)*"|[-\w.$]+)\(',
+                          re.M)
+
+
+def unquote_name(name: str) -> str:
+    """`"my kernel"` -> `my kernel` (LLVM's `\\XX` escapes decoded); bare names as they are."""
+    if not name.startswith('"'):
+        return name
+    raw = name[1:-1].encode("utf-8", "surrogateescape")
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        if raw[i] == 0x5C and re.fullmatch(rb"[0-9A-Fa-f]{2}", raw[i + 1 : i + 3]):
+            out.append(int(raw[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def spir_kernels(text: str) -> list[str]:
+    """The names of the `spir_kernel` functions defined in LLVM text, in order."""
+    return [unquote_name(m.group(1)) for m in _SPIR_KERNEL.finditer(text)]
+
+
 def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     """The kernel to run: requested, a RUN line's `-k`, the first spir_kernel,
     else the first defined function that does not look like a helper."""
@@ -143,9 +169,7 @@ def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     for m in re.finditer(r"^;\s*RUN:.*?\s-k[ =]?([\w.$]+)", text, re.M):
         if m.group(1) in defined:
             return m.group(1)
-    canon = str(mod)
-    for m in re.finditer(r"^define [^@\n]*spir_kernel [^@\n]*@([\w.$\"]+)\(", canon, re.M):
-        name = m.group(1).strip('"')
+    for name in spir_kernels(str(mod)) or spir_kernels(text):
         if name in defined and not name.startswith("__vecz_"):
             return name
     for name in defined:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vectorizer.ir import Builder, parse_module, print_module
+from vectorizer.ir import Builder, parse_module, print_function, print_module
 from vectorizer.ir import instructions as I
 from vectorizer.ir import module as M
 from vectorizer.ir import types as T
@@ -84,6 +84,9 @@ class Instrumented:
     sites: list[Site] = field(default_factory=list)
     globals: list[GlobalObject] = field(default_factory=list)
     args: list[str] = field(default_factory=list)  # the kernel's parameter names (for reports)
+    # Objects accessed in units of fewer than 4 bytes (shadowed per byte);
+    # None: possibly any (such an access whose object is not known).
+    subword: set[int] | None = field(default_factory=set)
 
 
 def _store_size(t: T.Type) -> int | None:
@@ -120,13 +123,15 @@ class _Instrumenter:
     write's object is not known statically)."""
 
     def __init__(self, mod: M.Module, nargs: int, global_index: dict[int, int], sites: list[Site],
-                 tracked: set[int] | None) -> None:
+                 tracked: set[int] | None, subword: set[int] | None) -> None:
         self.mod = mod
         self.nargs = nargs
         self.global_index = global_index
         self.sites = sites
         self.tracked = tracked
+        self.subword = subword
         self.origin: dict[int, I.Instruction] = {}  # id(copied instruction) -> original
+        self.texts: dict[int, str] = {}  # id(original instruction) -> its text
         self.alloca_bounds: dict[int, tuple[V.Value, V.Value]] = {}
         nobj = max(1, nargs + len(global_index))
         self.bounds_t = T.ArrayType(T.ArrayType(T.i64, 4), nobj)
@@ -157,7 +162,8 @@ class _Instrumenter:
     def _site(self, fn_name: str, inst: I.Instruction, flags: int) -> V.Value:
         # The original's text: the copy's numbering shifts as checks go in.
         orig = self.origin.get(id(inst), inst)
-        self.sites.append(Site(fn_name, str(orig).strip()))
+        text = self.texts.get(id(orig))
+        self.sites.append(Site(fn_name, text if text is not None else str(orig).strip()))
         return V.ConstantInt(T.i64, (len(self.sites) - 1) << 4 | flags)
 
     def _object(self, b: Builder, prov: Provenance, ptr: V.Value, is_kernel: bool) -> tuple[V.Value, V.Value, V.Value]:
@@ -215,7 +221,7 @@ class _Instrumenter:
             if r is None:
                 return ptr
         elif (k >= 0 and isinstance(at, I.StoreInst) and not at.ordering and isinstance(size, V.ConstantInt)
-              and size.value == 4 and (at.align or 1) >= 4):
+              and size.value == 4 and (at.align or 1) >= 4 and self.subword is not None and k not in self.subword):
             r = self._inline_store(b, at, addr, k, obj, info)
             b.position_before(at)
         elif isinstance(at, I.StoreInst) and k != OBJ_RANGE:
@@ -513,6 +519,17 @@ def _covered_loads(fn: M.Function) -> tuple[set[int], set[int]]:
     return out, stores
 
 
+def _instruction_texts(fn: M.Function) -> dict[int, str]:
+    """id(instruction) -> its text, from one printing of `fn` (printing
+    instructions one by one numbers the function each time)."""
+    insts = list(fn.instructions())
+    lines = [ln.strip() for ln in print_function(fn).splitlines()
+             if ln.startswith("  ") and not ln.lstrip().startswith((";", "#dbg"))]
+    if len(lines) != len(insts):
+        return {}
+    return {id(i): ln for i, ln in zip(insts, lines, strict=True)}
+
+
 def _written_pointers(fn: M.Function) -> list[V.Value]:
     """The pointers `fn` writes through (any pointer passed to a function
     the sanitizer does not look into counts as written)."""
@@ -551,6 +568,50 @@ def _tracked(funcs: list[M.Function], provs: dict[int, Provenance], kfn: M.Funct
             elif root.kind == "global" and id(root.value) in global_index:
                 out.add(nargs + global_index[id(root.value)])
             else:
+                return None
+    return out
+
+
+def _access_units(fn: M.Function) -> list[tuple[V.Value, int | None]]:
+    """(pointer, unit) of every access of `fn`: the unit is the number of
+    bytes the access works in when that is a multiple of 4 and the access
+    is declared that aligned, else None (bytes)."""
+    out: list[tuple[V.Value, int | None]] = []
+
+    def unit(t: T.Type, align: int | None) -> int | None:
+        n = _store_size(T.scalar_type(t))
+        return n if n is not None and n % 4 == 0 and (align or 0) >= 4 else None
+
+    for inst in fn.instructions():
+        if isinstance(inst, I.LoadInst):
+            out.append((inst.pointer, unit(inst.type, inst.align)))
+        elif isinstance(inst, I.StoreInst):
+            out.append((inst.pointer, unit(inst.value.type, inst.align)))
+        elif isinstance(inst, (I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+            t = inst.value.type if isinstance(inst, I.AtomicRMWInst) else inst.compare.type
+            out.append((inst.pointer, unit(t, inst.align)))
+        elif isinstance(inst, I.CallInst):
+            out += [(a, None) for a in inst.args if isinstance(T.scalar_type(a.type), T.PointerType)]
+    return out
+
+
+def _subword(funcs: list[M.Function], provs: dict[int, Provenance], kfn: M.Function, nargs: int,
+             global_index: dict[int, int]) -> set[int] | None:
+    """Indices of the objects some access reaches in units smaller than 4
+    bytes (or not 4-aligned); None when such an access's object is unknown."""
+    out: set[int] = set()
+    for f in funcs:
+        for p, u in _access_units(f):
+            if u is not None:
+                continue
+            root = provs[id(f)].root(p)
+            if root is None:
+                return None
+            if root.kind == "arg" and f is kfn:
+                out.add(root.value.index)  # type: ignore[attr-defined]
+            elif root.kind == "global" and id(root.value) in global_index:
+                out.add(nargs + global_index[id(root.value)])
+            elif root.kind != "alloca":
                 return None
     return out
 
@@ -611,9 +672,13 @@ def instrument(canonical: str, kernel: str) -> Instrumented:
                     inst.callee = clones[id(callee)]
     kclone = clones[id(kfn)]
     provs = {id(clones[id(f)]): Provenance(clones[id(f)]) for f in funcs}
-    tracked = _tracked([clones[id(f)] for f in funcs], provs, kclone, len(kfn.args), global_index)
-    ins = _Instrumenter(mod, len(kfn.args), global_index, sites, tracked)
+    copies = [clones[id(f)] for f in funcs]
+    tracked = _tracked(copies, provs, kclone, len(kfn.args), global_index)
+    subword = _subword(copies, provs, kclone, len(kfn.args), global_index)
+    ins = _Instrumenter(mod, len(kfn.args), global_index, sites, tracked, subword)
     ins.origin = origin
+    for f in funcs:
+        ins.texts.update(_instruction_texts(f))
     for f in funcs:
         c = clones[id(f)]
         ins.function(c, f.name or "", f is kfn, provs[id(c)])
@@ -622,4 +687,4 @@ def instrument(canonical: str, kernel: str) -> Instrumented:
     for g in objects:
         kinds.append(GlobalObject(g.name or "", "local" if g.addrspace == 3 else "constant" if g.is_constant else "global"))
     args = [("%" + a.name) if a.name else f"%{i}" for i, a in enumerate(kfn.args)]
-    return Instrumented(text, PREFIX + kernel, sites, kinds, args)
+    return Instrumented(text, PREFIX + kernel, sites, kinds, args, subword)

@@ -127,12 +127,25 @@ def _quote(name: str) -> str:
     return runtime.quote_name(name)
 
 
-def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
-    """Declared functions that the functions `roots` may call, directly or
+def _drop_unreachable(mod: llvm.ModuleRef, tm: llvm.TargetMachine, roots: list[str]) -> None:
+    """Delete the functions nothing we run can call (the file's other kernels
+    and their helpers): they may use what the runtime cannot provide or LLVM
+    cannot compile for the host (barriers, images and samplers)."""
+    live = _reachable(mod, roots)
+    for f in mod.functions:
+        if not f.is_declaration and f.name not in live:
+            f.linkage = llvm.Linkage.internal
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    mpm.run(mod, pb)
+
+
+def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
+    """The functions (defined or declared) `roots` may call, directly or
     through other functions of `mod` (any reference to a function counts)."""
     fns = {f.name: f for f in mod.functions}
     seen: set[str] = set()
-    out: set[str] = set()
     stack = [r for r in roots if r in fns]
     while stack:
         name = stack.pop()
@@ -141,7 +154,6 @@ def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
         seen.add(name)
         f = fns[name]
         if f.is_declaration:
-            out.add(name)
             continue
         for b in f.blocks:
             for ins in b.instructions:
@@ -149,7 +161,13 @@ def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
                     n = op.name
                     if n and n in fns and n not in seen:
                         stack.append(n)
-    return out
+    return seen
+
+
+def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
+    """Declared functions that the functions `roots` may call."""
+    decl = {f.name for f in mod.functions if f.is_declaration}
+    return _reachable(mod, roots) & decl
 
 
 def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
@@ -192,6 +210,16 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     kfn = main.get_function(kernel)  # raises NameError when absent
     if kfn.is_declaration:
         raise BuildError(f"kernel {kernel} is only declared")
+    ksig = parse_fn_type(str(kfn.global_value_type))
+    # Drivers call kernels from several loops; inlining them there multiplies
+    # the code the optimiser and code generator chew on, for little gain.
+    _noinline(kfn)
+    for p in ksig.params:
+        if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
+            raise Unsupported(f"kernel parameter of type {p}")
+    scalar_decls = _declared(main)
+    used = _reachable_declarations(main, [kernel])
+    _check_symbols({n: s for n, s in scalar_decls.items() if n in used})
     errors: dict[str, tuple[str, str]] = {}
     info: Instrumented | None = None
     if sanitize:
@@ -206,19 +234,10 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             info = None
             main = _parse(text, ctx, tm)
             kfn = main.get_function(kernel)
+            _noinline(kfn)
             detail = " ".join(str(exc).split())[:300]
             errors[SANITIZED] = ("unsupported-input", f"the sanitizer cannot instrument this kernel: "
                                  f"{type(exc).__name__}: {detail}")
-    ksig = parse_fn_type(str(kfn.global_value_type))
-    # Drivers call kernels from several loops; inlining them there multiplies
-    # the code the optimiser and code generator chew on, for little gain.
-    _noinline(kfn)
-    for p in ksig.params:
-        if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
-            raise Unsupported(f"kernel parameter of type {p}")
-    scalar_decls = _declared(main)
-    used = _reachable_declarations(main, [kernel])
-    _check_symbols({n: s for n, s in scalar_decls.items() if n in used})
     shapes: list[tuple[str, str, int, int, bool]] = []
     keys: dict[str, str] = {}
     for i, v in enumerate(variants):
@@ -264,11 +283,10 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         # The run-time library is compiled once per process, optimised, and
         # published as symbols the engine resolves the checks' calls to.
         library()
+    roots = [kernel, *(name for _, name, _, _, _ in shapes), *([info.entry, GLOBALS_FN] if info else [])]
+    _drop_unreachable(main, tm, roots)
     declared = _declared(main)
-    roots = [kernel, *(name for _, name, _, _, _ in shapes), *([info.entry] if info else [])]
-    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes,
-                                        reachable=_reachable_declarations(main, roots),
-                                        sanitized=info.entry if info else None)
+    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes, sanitized=info.entry if info else None)
     # External globals (Vecz's lit tests model local memory so) get a zeroed
     # definition: reading them must not fault.
     for g in main.global_variables:

@@ -127,25 +127,40 @@ def scalar_candidates(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgS
     return [sized, args] if sized != args else [args]
 
 
+# A candidate launch that is not the last one gets at most this long: a
+# kernel whose loops run forever with sizes for scalars (a lit test's
+# `while (n < 3)`) must not cost a full timeout per NDRange.
+TRIAL_SECONDS = 2.0
+
+
 def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: NDRange, seed: int,
-                  sanitize: bool, size_buffers: bool) -> Reference:
+                  sanitize: bool, size_buffers: bool, state: dict | None = None) -> Reference:
     """The reference of one NDRange (see the module docstring). `sess` is
     the check's session (`oracle.check._Session`); `pk`/`pv` name its
-    program; `sanitize` is False when the program has no sanitized copy."""
+    program; `sanitize` is False when the program has no sanitized copy.
+    `state` (one dict per check) remembers which scalar candidate the
+    earlier NDRanges settled on: the later ones start there."""
     if not size_buffers:
         return _reference(sess, pk, pv, args, nd, seed, sanitize, False)
-    first = None
-    for cand in scalar_candidates(args, nd):
-        ref = _reference(sess, pk, pv, cand, nd, seed, sanitize, True)
-        if ref.status is None:
+    state = {} if state is None else state
+    cands = scalar_candidates(args, nd)
+    start = min(state.get("candidate", 0), len(cands) - 1)
+    ref = None
+    for i in range(start, len(cands)):
+        last = i == len(cands) - 1
+        ref = _reference(sess, pk, pv, cands[i], nd, seed, sanitize, True,
+                         None if last else min(sess.timeout, TRIAL_SECONDS))
+        if ref.status is None or last:
+            state["candidate"] = i
             return ref
-        first = first or ref
-    assert first is not None
-    return first
+    assert ref is not None
+    return ref
 
 
 def _reference(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: NDRange, seed: int,
-               sanitize: bool, size_buffers: bool) -> Reference:
+               sanitize: bool, size_buffers: bool, trial: float | None = None) -> Reference:
+    """One launch. `trial`: a candidate's time budget (no fallback to a
+    plain run when it does not answer)."""
     key = launch_key(sess.kernel, sess.text, args, nd, seed)
     if not sanitize or key in _CLEAN:
         layout = _CLEAN.get(key, args)
@@ -157,8 +172,10 @@ def _reference(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: NDRa
     layout = args
     mode = PROBE if size_buffers else SANITIZED
     for _ in range(MAX_GROWTH + 1):
-        res = sess.run(pk, pv, mode, layout, nd, seed)
+        res = sess.run(pk, pv, mode, layout, nd, seed, trial)
         if isinstance(res, W.Failure) or res[0] != "ok" or len(res) < 4:
+            if trial is not None:
+                return Reference("scalar-fault", _failed(res) or "no report", layout)
             return _fallback(sess, pk, pv, layout, nd, seed, res, mode)
         rep = res[3]
         if rep["redirected"] == 0 or rep.get("far"):
@@ -172,6 +189,10 @@ def _reference(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: NDRa
                          " size (indices read from the buffers?): give the layout in an `args:` header", layout)
     if rep["status"] == "race":
         return Reference("scalar-race", rep["detail"], layout)
+    if rep.get("far"):
+        return Reference("scalar-fault", f"launch: an inferred buffer would have to exceed {PROBE_LIMIT >> 20} MiB"
+                         " (the kernel's indices do not stay within a size the oracle can guess; give the"
+                         f" layout in an `args:` header): {rep['detail']}", layout)
     if rep["status"] != "clean":
         return Reference("scalar-fault", rep["detail"], layout)
     if size_buffers:
@@ -190,13 +211,18 @@ def _fallback(sess: Any, pk: str, pv: list, layout: tuple[ArgSpec, ...], nd: NDR
     fault (the plain run fails too), or only the instrumented run?"""
     if not isinstance(sres, W.Failure) and sres[0] == "overrun":
         return Reference("scalar-fault", f"scalar run: {sres[1]}", layout)
-    plain = sess.run(pk, pv, "", layout, nd, seed)
+    hung = isinstance(sres, W.Failure) and sres.kind == "timeout"
+    plain = sess.run(pk, pv, "", layout, nd, seed, sess.timeout / 4 if hung else None)
     bad = _failed(plain)
     if bad:
+        if hung:
+            bad = (f"scalar run timeout: the sanitized run gave no answer within {sess.timeout:g}s,"
+                   f" the plain one none within {sess.timeout / 4:g}s")
         return Reference("scalar-fault", bad, layout)
     if isinstance(sres, W.Failure) and sres.kind == "timeout":
         # A kernel near the time limit: give the sanitized run time in
-        # proportion to the plain run's.
+        # proportion to the plain run's. (A kernel that hangs costs the plain
+        # run's quarter of the limit more.)
         budget = max(sess.timeout, SANITIZED_SLOWDOWN * plain[2])
         again = sess.run(pk, pv, mode, layout, nd, seed, budget)
         if not isinstance(again, W.Failure) and again[0] == "ok" and len(again) >= 4:

@@ -660,14 +660,6 @@ def driver(
     return "\n".join(lines)
 
 
-def _stub(name: str, sig: FnSig) -> str:
-    """A definition that traps: for a function nothing the program runs calls
-    (a builtin only another kernel of the file uses)."""
-    params = ", ".join(sig.params) + (", ..." if sig.varargs else "")
-    return (f"define {sig.ret} @{quote_name(name)}({params}) {{\n"
-            "  call void @llvm.trap()\n  unreachable\n}")
-
-
 SANITIZED_DRIVER = "__oracle_run_sanitized"
 
 
@@ -677,28 +669,17 @@ def runtime_module(
     kernel_sig: FnSig,
     variants: list[tuple[str, str, int, int, bool]],
     *,
-    reachable: set[str] | None = None,
     sanitized: str | None = None,
 ) -> tuple[str, list[str]]:
     """The runtime module text: state, builtin definitions for `declared`
     (name -> signature) and drivers. `variants` are (driver name, vector
-    function, width, dim, predicated). `reachable`, when given, names the
-    declared functions the kernel and its variants may call: the others get
-    a trapping stub when the runtime cannot define them (barriers or images
-    of another kernel in the same file). `sanitized` names the sanitized
-    copy of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
+    function, width, dim, predicated). `sanitized` names the sanitized copy
+    of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
     Returns (text, names left undefined)."""
     em = _Emitter()
     undefined = []
     for name, sig in sorted(declared.items()):
-        used = reachable is None or name in reachable
-        try:
-            d = builtin_definition(name, sig, em)
-        except Unsupported:
-            if used:
-                raise
-            d = _stub(name, sig)
-            em.intrinsic("llvm.trap", "void", [])
+        d = builtin_definition(name, sig, em)
         if d is None:
             if not name.startswith("llvm."):
                 undefined.append(name)

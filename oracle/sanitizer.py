@@ -32,7 +32,7 @@ K_GLOBAL, K_LOCAL, K_CONST = 1, 2, 3
 R_OOB, R_RACE, R_WILD, R_FAR = 1, 2, 3, 4
 M_PROBE, M_RACES, M_DETAIL = 1, 2, 4
 MANY = 0xFFFFFFFF
-CELL_BYTES = 16  # sizeof(struct cell): one per 4-byte granule of a tracked object
+CELL_BYTES = 16  # sizeof(struct cell): one per granule (4 bytes, or 1) of a tracked object
 DETAIL_BYTES = 24  # sizeof(struct detail)
 # The largest size probe mode lets an inferred buffer grow to (its shadow is
 # 4 times that, allocated lazily by the OS).
@@ -47,7 +47,7 @@ SanitizerReport = dict[str, Any]
 class _Object(ctypes.Structure):
     _fields_ = [("base", ctypes.c_uint64), ("size", ctypes.c_uint64), ("cells", ctypes.c_uint64),
                 ("detail", ctypes.c_uint64), ("kind", ctypes.c_uint32), ("growable", ctypes.c_uint32),
-                ("hi", ctypes.c_uint64)]
+                ("hi", ctypes.c_uint64), ("shift", ctypes.c_uint32), ("pad", ctypes.c_uint32)]
 
 
 class _Report(ctypes.Structure):
@@ -188,8 +188,11 @@ class Sanitizer:
         objs = (_Object * max(1, nargs + nglob))()
         held: list[np.ndarray] = []
 
-        def shadow(o: _Object) -> None:
-            granules = (o.size + 3) // 4
+        subword = self.info.subword
+
+        def shadow(o: _Object, index: int) -> None:
+            o.shift = 0 if subword is None or index in subword else 2
+            granules = (o.size + (1 << o.shift) - 1) >> o.shift
             cells = _SHADOWS.take(granules * CELL_BYTES)
             held.append(cells)
             o.cells = cells.ctypes.data
@@ -205,7 +208,7 @@ class Sanitizer:
             o.base, o.size = b.address, b.array.nbytes
             o.kind = K_LOCAL if b.spec.kind == "local" else K_GLOBAL
             o.growable = 1 if probe else 0
-            shadow(o)
+            shadow(o, i)
         if nglob:
             pairs = (ctypes.c_uint64 * (2 * nglob))()
             _VOID_FN(self.globals_fn)(ctypes.addressof(pairs))
@@ -214,7 +217,7 @@ class Sanitizer:
                 o.base, o.size = pairs[2 * k], pairs[2 * k + 1] - pairs[2 * k]
                 o.kind = _KINDS[g.kind]
                 if o.kind != K_CONST:
-                    shadow(o)
+                    shadow(o, nargs + k)
         # The inline checks' table: (base, limit, cells). In probe mode the
         # limit starts at 0 (every access reaches the library, which records
         # how far each buffer is used) and follows what the library has

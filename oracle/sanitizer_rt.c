@@ -10,14 +10,16 @@
  * the program's hook globals) and reads the report.
  *
  * Objects: the kernel's buffers (table index = argument index), then the
- * module's global variables. Each 4-byte granule of a buffer or writable
- * global has a shadow cell: its last writer and its reader(s) since, each
- * with the barrier epoch, atomicity and which of the granule's bytes they
- * touched. A conflicting access (another work-item, overlapping bytes, at
- * least one write, not both atomic) in a visible epoch is a race. Private
- * memory (allocas) is bounds checked only. Where two work-items touch
- * different bytes of one granule, the cell keeps the last one only (a race
- * of a third work-item with the first on those bytes can go unseen).
+ * module's global variables. Each granule of a buffer or writable global
+ * has a shadow cell: its last writer and its reader(s) since, each with the
+ * barrier epoch, atomicity and which of the granule's bytes they touched. A
+ * conflicting access (another work-item, overlapping bytes, at least one
+ * write, not both atomic) in a visible epoch is a race. A granule is 4
+ * bytes, or 1 for objects the kernel accesses in units of fewer than 4
+ * bytes (oracle/instrument.py decides), so that work-items writing
+ * neighbouring bytes keep cells of their own. Private memory (allocas) is
+ * bounds checked only. Where two work-items touch different bytes of one
+ * granule nonetheless (a misaligned access), the cell keeps the last one.
  *
  * Epochs: the program's `__oracle_san_epoch` increases at every work-group
  * start (the drivers) and whenever a work-group passes a barrier (a barrier
@@ -73,6 +75,7 @@ struct object {
   struct detail *detail; /* detail mode */
   u32 kind, growable;    /* K_*; probe mode may record accesses past the end */
   u64 hi;                /* highest byte offset touched + 1 (probe: even past the end) */
+  u32 shift, pad;        /* a cell covers 1 << shift bytes: 2, or 0 for objects accessed by bytes */
 };
 
 struct report {
@@ -145,14 +148,14 @@ __attribute__((noinline, noreturn)) static void race(u32 oi, struct object *o, u
       other_site = d->r_site;
     }
   }
-  fail(R_RACE, oi, o->base + g * 4 + b, 1, site, flags, other, other_site, other_flags);
+  fail(R_RACE, oi, o->base + (g << o->shift) + b, 1, site, flags, other, other_site, other_flags);
 }
 
 /* Does the store about to write `value` (the bytes for [off, ...)) leave
    the bytes `both` of granule `g` as they are? */
 static int same_bytes(const struct object *o, u64 off, u64 g, u32 both, u64 value) {
-  const u8 *mem = (const u8 *)(o->base + g * 4), *val = (const u8 *)value + (g * 4 - off);
-  for (u32 b = 0; b < 4; ++b)
+  const u8 *mem = (const u8 *)(o->base + (g << o->shift)), *val = (const u8 *)value + ((g << o->shift) - off);
+  for (u32 b = 0; b < (1u << o->shift); ++b)
     if ((both & (1u << b)) && mem[b] != val[b]) return 0;
   return 1;
 }
@@ -170,11 +173,12 @@ __attribute__((always_inline)) static inline void track(u32 oi, struct object *o
   u32 atomic = flags & F_ATOMIC ? E_ATOMIC : 0, kind = o->kind;
   int detail = (__oracle_san.mode & M_DETAIL) != 0;
   u64 end = off + size;
-  int whole = ((off | size) & 3) == 0; /* whole granules: the common case */
-  for (u64 g = off >> 2; g << 2 < end; ++g) {
-    u32 m = 15; /* this access's bytes of the granule */
+  u32 sh = o->shift, gran = 1u << sh;
+  int whole = ((off | size) & (gran - 1)) == 0; /* whole granules: the common case */
+  for (u64 g = off >> sh; g << sh < end; ++g) {
+    u32 m = (1u << gran) - 1; /* this access's bytes of the granule */
     if (!whole) {
-      u64 lo = g << 2 < off ? off - (g << 2) : 0, hi = end - (g << 2) < 4 ? end - (g << 2) : 4;
+      u64 at = g << sh, lo = at < off ? off - at : 0, hi = end - at < gran ? end - at : gran;
       m = ((1u << hi) - 1) & ~((1u << lo) - 1);
     }
     struct cell *c = o->cells + g;
