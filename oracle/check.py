@@ -62,6 +62,9 @@ class CheckReport:
     retried: list[str] = field(default_factory=list)
     # Why some reference runs were not sanitized (oracle.reference), if any.
     notes: list[str] = field(default_factory=list)
+    # NDRange -> the argument layout it ran with (an `args:` line's value):
+    # with an inferred layout, scalars and buffer sizes differ per NDRange.
+    launches: dict[str, str] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -292,6 +295,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             continue
         sres, nd_args = ref.result, ref.layout
         assert sres is not None
+        report.launches[str(nd)] = " ".join(map(str, nd_args))
         # Work-items are unordered: a kernel whose result changes when they
         # run in the opposite order depends on something no vectorizer can be
         # blamed for (a race the sanitizer did not see, private addresses,
@@ -300,9 +304,14 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         if not isinstance(rres, W.Failure) and rres[0] == "ok":
             race = compare(nd_args, sres[1], rres[1], nd, 1, 0)
             if race:
+                # The sanitizer saw no race (when it ran): atomics whose
+                # results the kernel keeps, private addresses or
+                # uninitialised private memory make the result depend on the
+                # order the work-items run in; no comparison can judge that.
                 for cfg in all_cfgs:
-                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order (a data race)"
-                         " or on private addresses: " + race)
+                    emit(cfg, nd, "scalar-fault", "the result depends on the order the work-items run in"
+                         " (kept results of atomics, private addresses, uninitialised private memory"
+                         f"{'' if sanitize else ', or a data race'}): " + race)
                 continue
         if scalar_only:
             emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
