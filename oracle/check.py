@@ -155,11 +155,13 @@ def check(
     computes `widths[0]` work-items along `dims[0]` (another vectorizer's
     output, or a hand-written one): then the vectorizer is not called.
     `timeout` bounds each run (seconds). Raises `CaseError` for bad input."""
-    from .infer import infer_case
+    from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
     if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
         case = infer_case(case, kernel, layout=layout)
+    else:
+        validate_case(case)
     kernel = case.kernel
     assert kernel is not None
     nds = _ndranges(ndranges) or case.ndranges
@@ -383,11 +385,13 @@ def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
     """Run only the scalar kernel at each NDRange: one result per NDRange,
     `match` (it ran cleanly), `scalar-fault` or `unsupported-input`. For
     generator self-checks and corpus surveys."""
-    from .infer import infer_case
+    from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
     if not case.is_case or kernel is not None and case.kernel != kernel:
         case = infer_case(case, kernel)
+    else:
+        validate_case(case)
     nds = _ndranges(ndranges) or case.ndranges
     report = CheckReport(case.kernel or "")
     pool = W.get_pool()

@@ -254,6 +254,40 @@ def launch_ndranges(dims: set[int]) -> list[NDRange]:
     return out
 
 
+def check_arg(i: int, a: ArgSpec, ty: str) -> None:
+    """Raise `CaseError` unless layout entry `a` can be parameter `i` of LLVM type `ty`."""
+    if ty.startswith("ptr"):
+        want = "local" if "addrspace(3)" in ty else "buf"
+        if a.kind != want:
+            raise CaseError(f"argument {i} is a {ty}: a `{want}:` entry is needed, not `{a}`")
+        return
+    m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
+    lanes, sty = (int(m.group(1)), m.group(2)) if m else (1, ty)
+    elem = "i8" if sty == "i1" else _LLVM_TO_ELEM.get(sty)
+    want_elem = f"{lanes}x{elem}" if lanes > 1 else elem
+    if a.kind != "scalar" or elem is None or (a.lanes, a.base) != (lanes, elem):
+        raise CaseError(f"argument {i} is a {ty}: a `scalar:{want_elem}:<value>` entry is needed, not `{a}`")
+
+
+def validate_case(case: Case) -> None:
+    """Raise `CaseError` unless the case's IR parses and its `args:` layout
+    fits its kernel's parameters (one entry each, of the right kind and type)."""
+    initialize()
+    try:
+        mod = parse_in(new_context(), strip_calling_conventions(case.ir))
+        mod.verify()
+    except RuntimeError as exc:
+        msg = " ".join(str(exc).split())
+        raise CaseError(f"invalid LLVM IR: {msg[:300]}") from None
+    name = pick_kernel(case.ir, mod, case.kernel)
+    params = list(mod.get_function(name).arguments)
+    args = case.args or []
+    if case.args is not None and len(args) != len(params):
+        raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
+    for i, (a, p) in enumerate(zip(args, params, strict=False)):
+        check_arg(i, a, str(p.type))
+
+
 def infer_case(case: Case, kernel: str | None = None,
                layout: Sequence[ArgSpec | str] | None = None) -> Case:
     """A runnable case for `case.ir`: the header's or the given settings where
@@ -321,6 +355,9 @@ def infer_case(case: Case, kernel: str | None = None,
                 args.append(ArgSpec("scalar", f"{lanes}x{elem}" if lanes > 1 else elem, value=value))
     if len(args) != len(params):
         raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
+    if not inferred:
+        for i, (a, p) in enumerate(zip(args, params, strict=True)):
+            check_arg(i, a, str(p.type))
     dims = case.dims or sorted(dims_used & {0, 1, 2}) or [0]
     return Case(
         ir=case.ir, kernel=name, args=args, ndranges=nds, widths=case.widths, dims=dims,

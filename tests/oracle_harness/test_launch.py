@@ -4,6 +4,7 @@ kernel's author would use, and the sanitized run's own machinery."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -144,3 +145,25 @@ def test_sanitizer_library_ir_is_up_to_date() -> None:
 
     assert sanitizer_rt.compile_source() == sanitizer_rt.IR.read_text(), (
         "oracle/sanitizer_rt.ll is out of date: run `python -m oracle.sanitizer_rt --regenerate`")
+
+
+@pytest.mark.parametrize("args,msg", [
+    ("buf:f32:40 buf:f32:40", "layout has 2 arguments, kernel saxpy has 3"),
+    ("buf:f32:40 buf:f32:40 scalar:i32:2", "argument 2 is a float: a `scalar:f32:<value>` entry is needed"),
+    ("buf:f32:40 scalar:f32:1 scalar:f32:2", "argument 1 is a ptr addrspace(1): a `buf:` entry is needed"),
+    ("buf:f32:40 local:f32:40 scalar:f32:2", "argument 1 is a ptr addrspace(1): a `buf:` entry is needed"),
+])
+def test_a_supplied_layout_must_fit_the_kernel(args: str, msg: str, capsys) -> None:
+    from oracle import cli
+
+    text = (f"; vecz-case: 1\n; kernel: saxpy\n; args: {args}\n; ndrange: global=40 local=8\n"
+            + (ROOT / "bench/kernels/saxpy.ll").read_text())
+    with pytest.raises(oracle.CaseError, match=re.escape(msg)):
+        oracle.check(text, widths=[4])
+    path = ROOT / "tests" / "oracle_harness" / "kernels" / "saxpy_bad_layout.tmp.ll"
+    try:
+        path.write_text(text)
+        assert cli.main([str(path)]) == 2
+    finally:
+        path.unlink()
+    assert msg in capsys.readouterr().err
