@@ -158,7 +158,7 @@ def check(
     from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel or layout is not None:
         case = infer_case(case, kernel, layout=layout)
     else:
         validate_case(case)
@@ -388,7 +388,7 @@ def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
     from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel:
         case = infer_case(case, kernel)
     else:
         validate_case(case)
@@ -416,7 +416,7 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
     from .infer import infer_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel or layout is not None:
         case = infer_case(case, kernel, layout=layout)
     nd = parse_ndrange(ndrange) if isinstance(ndrange, str) else ndrange
     args = tuple(case.args or ())

@@ -26,7 +26,7 @@ from .survey import DEFAULT_DIR
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
 # Worst first: a kernel is summarised by the worst status of its configurations.
-ORDER = (*FAILING, "scalar-fault", "unsupported-input", "not-vectorized", "match")
+ORDER = (*FAILING, "scalar-fault", "scalar-race", "unsupported-input", "not-vectorized", "match")
 
 
 

@@ -167,3 +167,11 @@ def test_a_supplied_layout_must_fit_the_kernel(args: str, msg: str, capsys) -> N
     finally:
         path.unlink()
     assert msg in capsys.readouterr().err
+
+
+def test_a_header_without_args_gets_an_inferred_layout_for_its_ndranges() -> None:
+    text = ("; vecz-case: 1\n; kernel: saxpy\n; ndrange: global=24 local=8\n"
+            + (ROOT / "bench/kernels/saxpy.ll").read_text())
+    rep = oracle.check(text, widths=[4])
+    assert rep.summary == {"match": 1}, rep.results
+    assert rep.launches == {"global=24 local=8": "buf:f32:24:random buf:f32:24:random scalar:f32:1.5"}
