@@ -267,7 +267,7 @@ class Sanitizer:
         if 0 <= site < len(self.info.sites):
             s = self.info.sites[site]
             return f"`{s.text}` in {s.function}"
-        return f"site {site}"
+        return "an instruction not recorded"
 
     def _describe(self, rep: _Report, objs: Any, nd: _NDShape) -> str:
         what = _access(rep.flags)

@@ -135,7 +135,7 @@ __attribute__((noinline, noreturn)) static void race(u32 oi, struct object *o, u
   /* The first byte both touched. */
   u32 both = m & cm, b = 0;
   while (!(both & (1u << b))) ++b;
-  u32 other_site = 0;
+  u32 other_site = ~0u; /* not recorded (fast mode) */
   if (o->detail) {
     struct detail *d = o->detail + g;
     if (!reader2) {

@@ -1120,7 +1120,7 @@ define internal fastcc void @race(i32 noundef range(i32 0, -1) %0, ptr noundef r
   br label %44
 
 44:                                               ; preds = %39, %18
-  %45 = phi i32 [ %43, %39 ], [ 0, %18 ]
+  %45 = phi i32 [ %43, %39 ], [ -1, %18 ]
   %46 = phi i32 [ %41, %39 ], [ %7, %18 ]
   %47 = load i64, ptr %1, align 8, !tbaa !21
   %48 = getelementptr inbounds nuw i8, ptr %1, i64 48
