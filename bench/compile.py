@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from vectorizer.frontend.opencl import OpenCLError
 
-    sources = sorted(KERNEL_DIR.glob("*.cl"))
+    # The work-group kernels (barriers, __local memory) live in a subfolder.
+    sources = sorted(KERNEL_DIR.rglob("*.cl"))
     if args.names:
         sources = [s for s in sources if s.stem in args.names]
     stale = 0

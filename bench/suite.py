@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import KERNEL_DIR
-from .runtime import Arg, Buffer, NDRange, Scalar
+from .runtime import Arg, Buffer, Local, NDRange, Scalar
 
 SIZES = ("small", "default")
 
@@ -35,10 +35,15 @@ class Kernel:
     make: Callable[[str], Problem]
     uniform_compute: bool = False  # compute-bound float, uniform control flow
     trip_count_output: bool = False  # buffer 0 gets each work-item's loop trip count
+    folder: str = ""  # under bench/kernels: "workgroup" for barrier/__local kernels
 
     @property
     def ir_path(self):
-        return KERNEL_DIR / f"{self.name}.ll"
+        return KERNEL_DIR / self.folder / f"{self.name}.ll"
+
+    @property
+    def source_path(self):
+        return self.ir_path.with_suffix(".cl")
 
     def ir(self) -> str:
         """The checked-in LLVM IR."""
@@ -192,6 +197,45 @@ def _saxpy(size: str) -> Problem:
     )
 
 
+# Work-group kernels (bench/kernels/workgroup): barriers and __local memory,
+# run as PoCL runs them on a CPU, by work-item loops between barriers
+# (oracle.work_item_loops): over work-items for scalar and LoopVectorize,
+# over packets for ours. Local sizes are multiples of every width.
+
+
+def _matmul_tiled(size: str) -> Problem:
+    n = _side(size, 64, 512)
+    r = _rng(12)
+    return Problem(
+        [Buffer(np.zeros(n * n, np.float32)), Buffer(_f32(r.uniform(-1, 1, n * n))),
+         Buffer(_f32(r.uniform(-1, 1, n * n))), Scalar(n, "int32")],
+        NDRange((n, n, 1), (16, 16, 1)),
+    )
+
+
+def _reduce(size: str) -> Problem:
+    n = _side(size, 1 << 14, 1 << 22)
+    items, local = _side(size, 1024, 1 << 14), 256
+    return Problem(
+        [Buffer(np.zeros(items // local, np.float32)), Buffer(_f32(_rng(13).uniform(-1, 1, n))),
+         Scalar(n, "int32"), Local(local * 4)],
+        NDRange((items, 1, 1), (local, 1, 1)),
+    )
+
+
+def _prefix_sum(size: str) -> Problem:
+    items = _side(size, 1024, 1 << 16)
+    data = _rng(14).integers(-1000, 1000, 8 * items).astype(np.int32)
+    return Problem([Buffer(np.zeros(8 * items, np.int32)), Buffer(data)], NDRange((items, 1, 1), (256, 1, 1)))
+
+
+def _stencil_halo(size: str) -> Problem:
+    w, h = _side(size, 128, 2048), _side(size, 32, 1024)
+    img = _f32(_rng(15).uniform(0, 1, w * h))
+    return Problem([Buffer(np.zeros(w * h, np.float32)), Buffer(img), Scalar(w, "int32"), Scalar(h, "int32")],
+                   NDRange((w, h, 1), (32, 8, 1)))
+
+
 KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in [
@@ -208,5 +252,11 @@ KERNELS: dict[str, Kernel] = {
         Kernel("collatz", "Collatz lengths (divergent loop)", _collatz, trip_count_output=True),
         Kernel("ray_sphere", "ray-sphere shading (divergent branches)", _ray_sphere),
         Kernel("saxpy", "SAXPY (memory bound)", _saxpy),
+        Kernel("matmul_tiled", "tiled matrix multiply (__local tiles, barriers in a loop)", _matmul_tiled,
+               folder="workgroup"),
+        Kernel("reduce", "work-group sum reduction (__local tree, barriers)", _reduce, folder="workgroup"),
+        Kernel("prefix_sum", "work-group prefix sum (__local scan, private runs)", _prefix_sum,
+               folder="workgroup"),
+        Kernel("stencil_halo", "2-D stencil with a halo in __local memory", _stencil_halo, folder="workgroup"),
     ]
 }

@@ -20,6 +20,8 @@ Ctrl-C loses nothing and `resume=True` skips the seeds already done.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sys
 import threading
@@ -30,7 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .journal import Journal
+from .journal import Journal, JournalError
 from .signature import signature
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
@@ -44,7 +46,7 @@ class CampaignError(Exception):
 class Spec:
     """What every seed of a campaign is run with (JSON-able, stored in the journal)."""
 
-    profile: str = "default"
+    profile: str | None = "default"  # None: rotated per seed (with `rotate`)
     knobs: dict[str, Any] = field(default_factory=dict)
     widths: list[int] | None = None  # None: the case header's (1,4,8,16)
     dims: list[int] | None = None  # None: the case header's
@@ -54,11 +56,66 @@ class Spec:
     peer_mux: bool = False  # rename OpenCL work-item builtins to __mux_* for the peer
     mutate: str | None = None  # fuzz.mutation operator applied to our output
     timeout: float = 10.0
+    rotate: bool = False  # each seed runs its own point of fuzz.rotation's matrix
+
+    def resolved(self, seed: int) -> Spec:
+        """The spec `seed` runs with: the rotation's profile, choices and widths
+        filled in where rotating (the axes a user pinned stay), else itself."""
+        if not self.rotate:
+            return self
+        from dataclasses import replace
+
+        from .rotation import seed_config
+
+        cfg = seed_config(seed, self.profile, self.choices, self.widths)
+        return replace(self, profile=cfg.profile, rotate=False,
+                       choices=[cfg.choices] if cfg.choices is not None else self.choices,
+                       widths=list(cfg.widths) if cfg.widths is not None else self.widths)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Spec:
         """A spec from its journal form."""
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+    def validate(self) -> None:
+        """CampaignError naming the first field no seed could run with (checked
+        once up front: inside a seed it would be recorded as a failure of every seed)."""
+        from .knobs import make_knobs
+
+        if self.profile is None and not self.rotate:
+            raise CampaignError("a campaign without rotation needs a profile")
+        try:
+            make_knobs(profile=self.profile or "default", **_knobs(self.knobs))
+        except (TypeError, ValueError) as exc:
+            raise CampaignError(str(exc)) from None
+        if self.widths is not None:
+            if not self.widths or any(not 1 <= w <= 64 for w in self.widths):
+                raise CampaignError(f"widths {self.widths}: each must be 1..64")
+        if self.dims is not None:
+            if not self.dims or any(d not in (0, 1, 2) for d in self.dims):
+                raise CampaignError(f"dims {self.dims}: each must be 0, 1 or 2")
+        for c in self.choices or ():
+            from vectorizer.choices import ChoiceError, parse_choices
+
+            try:
+                parse_choices(c)
+            except ChoiceError as exc:
+                raise CampaignError(f"choices {c!r}: {exc}") from None
+        if self.source not in ("ours", "csmith", "mix"):
+            raise CampaignError(f"unknown source {self.source!r} (ours, csmith or mix)")
+        if self.mutate is not None:
+            from .mutation import OPERATORS
+
+            if self.mutate not in OPERATORS:
+                raise CampaignError(f"unknown mutation operator {self.mutate!r}; known: "
+                                    f"{', '.join(OPERATORS)}")
+        if self.peer is not None:
+            try:
+                self.peer.format(kernel="k", width=4, dim=0, choices="", input="in", output="out")
+            except (KeyError, IndexError, ValueError) as exc:
+                raise CampaignError(f"bad --peer template {self.peer!r}: {type(exc).__name__} {exc}") from None
+        if not (isinstance(self.timeout, (int, float)) and math.isfinite(self.timeout) and self.timeout > 0):
+            raise CampaignError(f"timeout {self.timeout!r}: expected a positive number of seconds")
 
 
 # --------------------------------------------------------------------- one seed
@@ -66,6 +123,7 @@ class Spec:
 
 def make_case(seed: int, spec: Spec) -> str:
     """The case text for `seed` under `spec`'s source and knobs."""
+    spec = spec.resolved(seed)
     source = spec.source
     if source == "mix":
         source = "csmith" if seed % 2 else "ours"
@@ -214,7 +272,7 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
 
     Never raises for a bad kernel: a generator crash is recorded as a
     `generator-error` failure so a campaign goes on (and reports it)."""
-    spec = Spec.from_json(spec_json)
+    spec = Spec.from_json(spec_json).resolved(seed)
     t0 = time.perf_counter()
     try:
         text = make_case(seed, spec)
@@ -238,7 +296,19 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
     counts, failures = summarize_results(results)
     return {"type": "seed", "seed": seed, "n": len(results), "summary": counts,
             "failures": failures, "case": text if failures else None,
-            "elapsed": time.perf_counter() - t0}
+            "elapsed": time.perf_counter() - t0,
+            "config": {"profile": spec.profile, "choices": spec.choices, "widths": spec.widths},
+            "axes": _axes(results)}
+
+
+def _axes(results: list[Any]) -> dict[str, dict[str, int]]:
+    """Configurations run per choices string, width and dimension."""
+    out: dict[str, Counter[str]] = {"choices": Counter(), "width": Counter(), "dim": Counter()}
+    for r in results:
+        out["choices"][r.choices or "-"] += 1
+        out["width"][str(r.width)] += 1
+        out["dim"][str(r.dim)] += 1
+    return {k: dict(v) for k, v in out.items()}
 
 
 # --------------------------------------------------------------------- many seeds
@@ -254,9 +324,17 @@ class CampaignReport:
     summary: Counter[str] = field(default_factory=Counter)
     failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # signature -> first + count
     interrupted: bool = False
+    coverage: dict[str, Counter[str]] = field(default_factory=lambda: {
+        "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter()})
 
     def add(self, rec: dict[str, Any]) -> None:
         """Fold one seed record in."""
+        cfg = rec.get("config")
+        if cfg:
+            self.coverage["profile"][str(cfg.get("profile"))] += rec.get("n", 0)
+        for axis, counts in (rec.get("axes") or {}).items():
+            if axis in self.coverage:
+                self.coverage[axis].update(counts)
         self.seeds += 1
         self.configurations += rec.get("n", 0)
         self.summary.update(rec.get("summary", {}))
@@ -279,7 +357,24 @@ class CampaignReport:
         return {"seeds": self.seeds, "configurations": self.configurations,
                 "seconds": round(self.seconds, 3), "throughput": round(self.throughput, 3),
                 "summary": dict(self.summary), "failures": list(self.failures.values()),
-                "interrupted": self.interrupted}
+                "interrupted": self.interrupted,
+                "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()}}
+
+    def coverage_lines(self) -> list[str]:
+        """The configuration matrix the campaign covered, one line per axis,
+        and the points of the rotation it missed."""
+        from .rotation import missing
+
+        cov = {k: dict(v) for k, v in self.coverage.items()}
+        if not any(cov.values()):
+            return []
+        lines = ["", "configurations covered:"]
+        for axis, counts in cov.items():
+            items = ", ".join(f"{k or '-'}: {n}" for k, n in sorted(counts.items()))
+            lines.append(f"  {axis:<8} {items}")
+        gaps = missing(cov)
+        lines.append("  not covered: " + (", ".join(gaps) if gaps else "nothing of the rotation"))
+        return lines
 
     def table(self) -> str:
         """A readable summary."""
@@ -295,6 +390,7 @@ class CampaignReport:
                 lines.append(f"{f['count']:>5}  {f['seed']:>10}  {sig}")
         else:
             lines += ["", "no failures"]
+        lines += self.coverage_lines()
         return "\n".join(lines)
 
 
@@ -305,7 +401,7 @@ class Progress:
                  enabled: bool = True) -> None:
         self.total, self.seconds = total, seconds
         self.stream = stream or sys.stderr
-        self.enabled = enabled
+        self.enabled = enabled and self.stream is not None  # no bar when started with 2>&-
         self.t0 = time.monotonic()
         self.tty = getattr(self.stream, "isatty", lambda: False)()
         self._last = 0.0
@@ -337,16 +433,16 @@ class Campaign:
     def __init__(self, spec: Spec, seed: int = 0, count: int | None = None,
                  seconds: float | None = None, jobs: int = 0, scheduler: str | None = None,
                  journal: str | os.PathLike[str] | None = None, resume: bool = False,
-                 progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 progress: bool = True, on_record: Callable[[dict[str, Any]], None] | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         if count is None and seconds is None:
             raise CampaignError("a campaign needs --count or --time")
+        if count is not None and count < 0 or seconds is not None and not (
+                math.isfinite(seconds) and seconds > 0):
+            raise CampaignError("--count must be 0 or more and --time a positive number of seconds")
+        spec.validate()
         if spec.source in ("csmith", "mix"):
             csmith_generator()  # fail now with a clear message, not in every seed
-        if spec.mutate is not None:
-            from .mutation import OPERATORS
-
-            if spec.mutate not in OPERATORS:
-                raise CampaignError(f"unknown mutation operator {spec.mutate!r}")
         self.spec, self.seed, self.count, self.seconds = spec, seed, count, seconds
         self.jobs = jobs or os.cpu_count() or 1
         self.scheduler = scheduler
@@ -354,6 +450,7 @@ class Campaign:
         self.resume = resume
         self.progress = progress
         self.on_record = on_record  # called after each journaled record (tests inject interrupts here)
+        self.warn = warn or _warn
         self.report = CampaignReport()
 
     def _seeds(self, done: set[int]) -> Iterator[int]:
@@ -370,17 +467,10 @@ class Campaign:
         """Run to the end (or Ctrl-C: then the report says `interrupted`)."""
         done: set[int] = set()
         if self.journal is not None:
-            if self.resume:
-                for rec in self.journal.seed_records():
-                    if rec["seed"] not in done:
-                        done.add(rec["seed"])
-                        if self.count is None or self.seed <= rec["seed"] < self.seed + self.count:
-                            self.report.add(rec)
-            elif self.journal.path.exists() and self.journal.path.stat().st_size:
-                raise CampaignError(f"journal {self.journal.path} exists: pass --resume to continue it, "
-                                    "or choose another file")
-            self.journal.append({"type": "start", "spec": asdict(self.spec), "seed": self.seed,
-                                 "count": self.count, "seconds": self.seconds, "resume": self.resume})
+            try:
+                self._open_journal(done)
+            except JournalError as exc:
+                raise CampaignError(str(exc)) from None
         prior = self.report.seconds
         t0 = time.monotonic()
         bar = Progress(self.count, self.seconds, enabled=self.progress)
@@ -402,6 +492,40 @@ class Campaign:
                                          "seconds": self.report.seconds})
                 self.journal.close()
         return self.report
+
+    def _open_journal(self, done: set[int]) -> None:
+        """Lock the journal, read what a resumed campaign already did, record the start."""
+        assert self.journal is not None
+        self.journal.lock()
+        try:
+            if self.resume:
+                for rec in self.journal.seed_records():
+                    if rec["seed"] not in done:
+                        done.add(rec["seed"])
+                        if self.count is None or self.seed <= rec["seed"] < self.seed + self.count:
+                            self.report.add(rec)
+                for problem in self.journal.problems:
+                    self.warn(problem)
+                self._compare_spec(self.journal.last_spec())
+            elif not self.journal.is_empty():
+                raise CampaignError(f"journal {self.journal.path} exists: pass --resume to continue it, "
+                                    "or choose another file")
+            self.journal.append({"type": "start", "spec": asdict(self.spec), "seed": self.seed,
+                                 "count": self.count, "seconds": self.seconds, "resume": self.resume})
+        except BaseException:
+            self.journal.close()
+            raise
+
+    def _compare_spec(self, old: dict[str, Any] | None) -> None:
+        """Warn when a resumed campaign generates or checks differently from the journal's."""
+        if not old:
+            return
+        now = json.loads(json.dumps(asdict(self.spec)))  # tuples as the journal has them: lists
+        differ = [k for k in now if k != "timeout" and k in old and old[k] != now[k]]
+        if differ:
+            self.warn(f"the journal's campaign ran with {', '.join(f'{k}={old[k]!r}' for k in differ)}; "
+                      f"this run uses {', '.join(f'{k}={now[k]!r}' for k in differ)}: the seeds it "
+                      "adds are not comparable with the recorded ones")
 
     def _record(self, rec: dict[str, Any], bar: Progress) -> None:
         if self.journal is not None:
@@ -487,6 +611,11 @@ class Campaign:
                 top_up()
         finally:
             client.close()
+
+
+def _warn(message: str) -> None:
+    if sys.stderr is not None:  # print(file=None) would write to stdout, into a --json report
+        print(f"vecz-fuzz: warning: {message}", file=sys.stderr)
 
 
 def _guarded(fn: Callable[..., dict[str, Any]], seed: int, spec_json: dict[str, Any],

@@ -6,6 +6,7 @@
     vecz-fuzz [run] --seed 0 --count 500 | --time 600 [--jobs 2] [--profile uniform]
               [--journal J --resume] [--json] [--scheduler ADDR] [--peer CMD] [--source ours]
     vecz-fuzz mutation-score --kernels 500 [--profile uniform] [--json]
+    vecz-fuzz report JOURNAL [--json]                 # a journal's report, nothing run
 
 Subcommands are registered in `SUBCOMMANDS` (name -> (add_arguments, run)),
 so later commands (campaigns) plug in without touching the others.
@@ -21,42 +22,73 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
 from typing import Any
 
-from .knobs import PROFILES, Knobs
+from oracle.cmdline import (
+    ArgumentParser,
+    UsageError,
+    count_arg,
+    int_list_arg,
+    long_seconds_arg,
+    nonempty_arg,
+    parse_args,
+    run_command,
+    seconds_arg,
+    seed_arg,
+    write_text,
+)
+from oracle.worker import MAX_WORKERS, WorkerConfigError, pool_size
+
+from .knobs import PROFILES, make_knobs, parse_knob
 
 
-def parse_knob(text: str) -> tuple[str, Any]:
-    """`name=value` with the value converted to the knob's type."""
-    name, sep, raw = text.partition("=")
-    name = name.strip().replace("-", "_")
-    types = {f.name: f.type for f in fields(Knobs)}
-    if not sep or name not in types:
-        raise argparse.ArgumentTypeError(f"bad knob {text!r}; knobs: {', '.join(types)}")
-    default = getattr(Knobs(), name)
-    raw = raw.strip()
-    if isinstance(default, bool):
-        if raw.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-            raise argparse.ArgumentTypeError(f"knob {name} takes true/false, not {raw!r}")
-        return name, raw.lower() in ("1", "true", "yes", "on")
-    if isinstance(default, int):
-        return name, int(raw)
-    if isinstance(default, tuple):
-        return name, tuple(x for x in raw.replace("+", ",").split(",") if x)
-    return name, raw
+def knob_arg(text: str) -> tuple[str, Any]:
+    """`--knob name=value` as an argparse type (fuzz.knobs.parse_knob)."""
+    try:
+        return parse_knob(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def jobs_arg(text: str) -> int:
+    """`--jobs`: 0 (all cores) .. MAX_WORKERS."""
+    n = count_arg(text)
+    if n > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_WORKERS} jobs, got {text!r}")
+    return n
+
+
+def widths_arg(text: str) -> list[int]:
+    """`--widths 4,8`: a non-empty list of widths 1..64."""
+    ws = int_list_arg(text)
+    if any(not 1 <= w <= 64 for w in ws):
+        raise argparse.ArgumentTypeError(f"expected widths from 1 to 64, got {text!r}")
+    return ws
+
+
+def dims_arg(text: str) -> list[int]:
+    """`--dims 0,1`: a non-empty list of dimensions 0..2."""
+    ds = int_list_arg(text)
+    if any(d not in (0, 1, 2) for d in ds):
+        raise argparse.ArgumentTypeError(f"expected dimensions 0, 1 or 2, got {text!r}")
+    return ds
 
 
 def knob_args(ns: argparse.Namespace) -> dict[str, Any]:
+    """The generator keywords of `--profile` and `--knob` (checked: UsageError)."""
     out: dict[str, Any] = dict(ns.knob or [])
     if getattr(ns, "profile", None):
         out["profile"] = ns.profile
+    try:
+        make_knobs(**out)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
     return out
 
 
 def _add_knob_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES), help="starting set of knobs")
-    p.add_argument("--knob", action="append", type=parse_knob, metavar="NAME=VALUE",
+    p.add_argument("--knob", action="append", type=knob_arg, metavar="NAME=VALUE",
                    help="override one generator knob (repeatable)")
 
 
@@ -65,8 +97,8 @@ def _add_knob_options(p: argparse.ArgumentParser) -> None:
 
 
 def _generate_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("-o", "--output", help="write the case here (default: stdout)")
+    p.add_argument("--seed", type=seed_arg, required=True)
+    p.add_argument("-o", "--output", type=nonempty_arg, help="write the case here (default: stdout)")
     p.add_argument("--plan", action="store_true", help="print the plan as pseudo C instead")
     _add_knob_options(p)
 
@@ -75,16 +107,15 @@ def _generate(ns: argparse.Namespace) -> int:
     from .generator import KERNEL_NAME, generate_kernel, plan_kernel
     from .pretty import plan_c
 
+    kwargs = knob_args(ns)
     if ns.plan:
         from .choice_source import RandomSource
-        from .knobs import make_knobs
 
-        text = plan_c(plan_kernel(RandomSource(ns.seed), make_knobs(**knob_args(ns)), KERNEL_NAME))
+        text = plan_c(plan_kernel(RandomSource(ns.seed), make_knobs(**kwargs), KERNEL_NAME))
     else:
-        text = generate_kernel(ns.seed, **knob_args(ns)).text
+        text = generate_kernel(ns.seed, **kwargs).text
     if ns.output:
-        with open(ns.output, "w") as f:
-            f.write(text)
+        write_text(ns.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -95,8 +126,8 @@ def _generate(ns: argparse.Namespace) -> int:
 
 
 def _coverage_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--count", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--count", type=count_arg, default=1000)
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed")
     p.add_argument("--plans-only", action="store_true",
                    help="draw plans only (no IR), much faster")
     _add_knob_options(p)
@@ -115,9 +146,9 @@ def _coverage(ns: argparse.Namespace) -> int:
 
 
 def _check_scalar_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--count", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0, help="first seed")
-    p.add_argument("--jobs", type=int, default=0, help="processes (default: all cores)")
+    p.add_argument("--count", type=count_arg, default=1000)
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed")
+    p.add_argument("--jobs", type=jobs_arg, default=0, help="processes (default: all cores)")
     p.add_argument("--determinism", action="store_true",
                    help="also regenerate every kernel and compare the text")
     _add_knob_options(p)
@@ -153,7 +184,7 @@ def _check_scalar(ns: argparse.Namespace) -> int:
                 counts["nondeterministic"] += 1
                 bad.append(f"seed {seed}: regenerating gives different text")
     dt = time.monotonic() - t0
-    print(f"{ns.count} kernels scalar in {dt:.1f}s ({ns.count / dt if dt else 0:.1f}/s)")
+    print(f"{ns.count} kernels scalar in {dt:.1f}s ({ns.count / dt if dt > 0 else 0:.1f}/s)")
     for st, n in sorted(counts.items()):
         print(f"  {st:<20}{n:>6}")
     for line in bad[:20]:
@@ -166,57 +197,64 @@ def _check_scalar(ns: argparse.Namespace) -> int:
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed (default 0)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--count", type=int, help="number of seeds")
-    g.add_argument("--time", type=float, help="stop submitting seeds after this many seconds")
-    p.add_argument("--jobs", type=int, default=0, help="local oracle worker processes (default: all cores)")
+    g.add_argument("--count", type=count_arg, help="number of seeds")
+    g.add_argument("--time", type=long_seconds_arg, help="stop submitting seeds after this many seconds")
+    p.add_argument("--jobs", type=jobs_arg, default=0, help="local oracle worker processes (default: all cores)")
     p.add_argument("--scheduler", metavar="ADDR", help="run on a Dask distributed cluster (tcp://host:8786)")
-    p.add_argument("--journal", metavar="FILE", help="append-only JSONL journal (default with --resume: "
-                   "vecz-fuzz-journal.jsonl)")
+    p.add_argument("--journal", metavar="FILE", type=nonempty_arg,
+                   help="append-only JSONL journal (default with --resume: vecz-fuzz-journal.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue the campaign of --journal")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout at the end")
-    p.add_argument("--corpus", metavar="DIR", help="reduce each new failure signature into DIR")
-    p.add_argument("--reduce-time", type=float, default=300.0, help="seconds per reduction (with --corpus)")
-    p.add_argument("--widths", help="comma list (default: the case's, 1,4,8,16)")
-    p.add_argument("--dims", help="comma list (default: the case's)")
+    p.add_argument("--corpus", metavar="DIR", type=nonempty_arg,
+                   help="reduce each new failure signature into DIR")
+    p.add_argument("--reduce-time", type=long_seconds_arg, default=300.0,
+                   help="seconds per reduction (with --corpus)")
+    p.add_argument("--widths", type=widths_arg, help="comma list (default: the case's, 1,4,8,16)")
+    p.add_argument("--dims", type=dims_arg, help="comma list (default: the case's)")
     p.add_argument("--choices", action="append", help="a Vecz choices string (repeatable; default: the case's)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per kernel run")
+    p.add_argument("--timeout", type=seconds_arg, default=10.0, help="seconds per kernel run")
     p.add_argument("--source", choices=("ours", "csmith", "mix"), default="ours")
     p.add_argument("--peer", metavar="CMD", help="fuzz another vectorizer: a command template with "
                    "{kernel} {width} {dim} {choices} {input} {output}")
     p.add_argument("--peer-mux", action="store_true", help="rename work-item builtins to __mux_* for the peer")
     p.add_argument("--mutate", metavar="OP", help="inject a fuzz.mutation fault into our output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-rotate", action="store_true",
+                   help="run every seed with the case's own configuration and --profile (default: "
+                        "rotate profiles, choices and an extra width across seeds; see fuzz.rotation)")
     _add_knob_options(p)
-
-
-def _ints(text: str | None) -> list[int] | None:
-    if text is None:
-        return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"not a comma list of integers: {text!r}") from None
 
 
 def _run(ns: argparse.Namespace) -> int:
     from .campaign import Campaign, Spec
 
     if ns.count is None and ns.time is None:
-        raise ValueError("give --count N or --time SECONDS")
-    knobs = dict(ns.knob or [])
-    spec = Spec(profile=ns.profile or "default", knobs=knobs, widths=_ints(ns.widths),
-                dims=_ints(ns.dims), choices=ns.choices, source=ns.source, peer=ns.peer,
-                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
-    journal = ns.journal or ("vecz-fuzz-journal.jsonl" if ns.resume else None)
+        raise UsageError("give --count N or --time SECONDS")
+    if ns.resume and not ns.journal:
+        ns.journal = "vecz-fuzz-journal.jsonl"
+    rotate = not ns.no_rotate and ns.source == "ours" and ns.peer is None and ns.mutate is None
+    spec = Spec(profile=ns.profile if rotate else (ns.profile or "default"), knobs=dict(ns.knob or []),
+                widths=ns.widths, dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
+                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout, rotate=rotate)
+    if ns.corpus:
+        try:  # now, not after the campaign, when its failures are to be filed
+            os.makedirs(ns.corpus, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use corpus directory {ns.corpus}: {exc.strerror or exc}") from None
     camp = Campaign(spec, seed=ns.seed, count=ns.count, seconds=ns.time, jobs=ns.jobs,
-                    scheduler=ns.scheduler, journal=journal, resume=ns.resume,
+                    scheduler=ns.scheduler, journal=ns.journal, resume=ns.resume,
                     progress=not ns.no_progress)
     report = camp.run()
     reduced: list[dict[str, Any]] = []
     if ns.corpus and report.failures and not report.interrupted:
-        reduced = reduce_failures(report, spec, ns.corpus, ns.reduce_time, journal)
+        try:
+            reduce_failures(report, spec, ns.corpus, ns.reduce_time, reduced)
+        except KeyboardInterrupt:
+            # The campaign's report (and the reductions done) still go out.
+            report.interrupted = True
+            print("vecz-fuzz: interrupted while reducing", file=sys.stderr)
     if ns.json:
         out = report.to_json()
         out["reduced"] = reduced
@@ -230,19 +268,20 @@ def _run(ns: argparse.Namespace) -> int:
 
 
 def reduce_failures(report: Any, spec: Any, corpus: str, seconds: float,
-                    journal: str | None) -> list[dict[str, Any]]:
-    """Reduce the first case of every failure signature into `corpus`."""
+                    out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Reduce the first case of every failure signature into `corpus`,
+    appending one entry per signature to `out` as it is done."""
     from .campaign import make_case
     from .corpus import write_case
     from .reduce import ReduceError, reduce_case
 
-    out = []
     for sig, f in report.failures.items():
         if f["status"] not in ("mismatch", "vector-fault", "timeout", "vectorizer-error"):
             continue
         try:
-            text = make_case(f["seed"], spec)
-            res = reduce_case(text, spec, seconds=seconds)
+            seed_spec = spec.resolved(f["seed"])
+            text = make_case(f["seed"], seed_spec)
+            res = reduce_case(text, seed_spec, seconds=seconds)
         except ReduceError as exc:
             out.append({"signature": sig, "seed": f["seed"], "error": str(exc)})
             continue
@@ -253,17 +292,48 @@ def reduce_failures(report: Any, spec: Any, corpus: str, seconds: float,
 
 
 # ---------------------------------------------------------------------------
+# report
+
+
+def _report_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("journal", type=nonempty_arg, help="a campaign journal (JSONL)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from .campaign import CampaignReport
+    from .journal import Journal
+
+    if not os.path.exists(ns.journal):
+        raise UsageError(f"{ns.journal}: no such journal file")
+    journal = Journal(ns.journal)
+    report = CampaignReport()
+    seen: set[int] = set()
+    for rec in journal.records():
+        if rec.get("type") == "seed" and rec["seed"] not in seen:
+            seen.add(rec["seed"])
+            report.add(rec)
+        elif rec.get("type") == "end" and isinstance(rec.get("seconds"), (int, float)):
+            report.seconds = max(report.seconds, float(rec["seconds"]))
+    for problem in journal.problems:
+        if sys.stderr is not None:
+            print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)
+    print(json.dumps(report.to_json()) if ns.json else report.table())
+    return 1 if report.failures else 0
+
+
+# ---------------------------------------------------------------------------
 # mutation-score
 
 
 def _mutation_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--kernels", type=int, default=500, help="kernels per operator at most")
-    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--kernels", type=count_arg, default=500, help="kernels per operator at most")
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed")
     p.add_argument("--operators", help="comma list (default: all)")
-    p.add_argument("--widths", default="4,8", help="comma list (default 4,8)")
+    p.add_argument("--widths", type=widths_arg, default=[4, 8], help="comma list (default 4,8)")
     p.add_argument("--choices", action="append", help="Vecz choices (repeatable; default: none)")
-    p.add_argument("--jobs", type=int, default=0, help="operators checked in parallel (default: all cores)")
-    p.add_argument("--reduce-time", type=float, default=120.0, help="seconds to reduce each witness")
+    p.add_argument("--jobs", type=jobs_arg, default=0, help="operators checked in parallel (default: all cores)")
+    p.add_argument("--reduce-time", type=long_seconds_arg, default=120.0, help="seconds to reduce each witness")
     p.add_argument("--no-reduce", action="store_true", help="do not reduce the witnesses")
     p.add_argument("--witness-dir", help="write each reduced witness here")
     p.add_argument("--json", action="store_true", help="one JSON object with score and table")
@@ -271,11 +341,19 @@ def _mutation_args(p: argparse.ArgumentParser) -> None:
 
 
 def _mutation_score(ns: argparse.Namespace) -> int:
-    from .mutation import OPERATORS, score
+    from .campaign import Spec
+    from .mutation import OPERATORS
+    from .mutation_score import score
 
-    ops = [o.strip() for o in ns.operators.split(",")] if ns.operators else list(OPERATORS)
+    ops = [o.strip() for o in ns.operators.split(",") if o.strip()] if ns.operators else list(OPERATORS)
+    unknown = [o for o in ops if o not in OPERATORS]
+    if unknown or not ops:
+        raise UsageError(f"unknown mutation operator {unknown[0] if unknown else ns.operators!r}; "
+                         f"known: {', '.join(OPERATORS)}")
+    Spec(profile=ns.profile or "default", knobs=dict(ns.knob or []), widths=ns.widths,
+         choices=ns.choices).validate()
     res = score(ops, kernels=ns.kernels, seed=ns.seed, profile=ns.profile or "default",
-                knobs=dict(ns.knob or []), widths=_ints(ns.widths) or [4], choices=ns.choices,
+                knobs=dict(ns.knob or []), widths=ns.widths, choices=ns.choices,
                 jobs=ns.jobs, reduce_seconds=None if ns.no_reduce else ns.reduce_time,
                 witness_dir=ns.witness_dir, progress=sys.stderr)
     if ns.json:
@@ -307,11 +385,14 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
             _run_args, _run),
     "mutation-score": ("inject each fault into our output; is it caught within N kernels?",
                        _mutation_args, _mutation_score),
+    "report": ("the report of a campaign journal, without running anything",
+               _report_args, _report),
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vecz-fuzz", description=__doc__.split("\n")[0])
+    """The argument parser of `vecz-fuzz` (one subparser per SUBCOMMANDS entry)."""
+    parser = ArgumentParser(prog="vecz-fuzz", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (help_text, add_args, _) in SUBCOMMANDS.items():
         add_args(sub.add_parser(name, help=help_text, description=help_text))
@@ -319,24 +400,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of `vecz-fuzz` (exit statuses: oracle.cmdline)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `vecz-fuzz --seed 0 --count 100` (no subcommand) is a campaign, as DESIGN.md says.
     if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         argv = ["run", *argv]
     if "--mutation-score" in argv:  # the issue's spelling of the subcommand
         argv = ["mutation-score", *[a for a in argv if a not in ("--mutation-score", "run")]]
-    parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = parse_args(build_parser(), argv)
+    if isinstance(ns, int):
+        return ns
     from .campaign import CampaignError
+    from .journal import JournalError
 
-    try:
+    def body() -> int:
+        pool_size()  # a bad VECZ_ORACLE_WORKERS is a usage error, not a failure of every seed
         return SUBCOMMANDS[ns.command][2](ns)
-    except (TypeError, ValueError, CampaignError, OSError) as exc:
-        print(f"vecz-fuzz: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("vecz-fuzz: interrupted", file=sys.stderr)
-        return 130
+
+    return run_command("vecz-fuzz", body,
+                       expected=(CampaignError, JournalError, WorkerConfigError))
 
 
 if __name__ == "__main__":  # pragma: no cover

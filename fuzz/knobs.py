@@ -107,6 +107,37 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+def parse_knob(text: str) -> tuple[str, Any]:
+    """`name=value` (as `--knob` and a case's `origin:` line write it) with the
+    value converted to the knob's type; ValueError naming the problem."""
+    name, sep, raw = text.partition("=")
+    name = name.strip().replace("-", "_")
+    types = {f.name for f in fields(Knobs)}
+    if not sep or name not in types:
+        raise ValueError(f"bad knob {text!r}; knobs: {', '.join(sorted(types))}")
+    default = getattr(Knobs(), name)
+    raw = raw.strip()
+    if isinstance(default, bool):
+        if raw.lower() not in TRUE_WORDS + FALSE_WORDS:
+            raise ValueError(f"knob {name} takes true/false, not {raw!r}")
+        return name, raw.lower() in TRUE_WORDS
+    if isinstance(default, int):
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"knob {name} takes an integer, not {raw!r}") from None
+        if value < 0:
+            raise ValueError(f"knob {name} takes a non-negative integer, not {value}")
+        return name, value
+    if isinstance(default, tuple):
+        return name, tuple(x for x in raw.replace("+", ",").split(",") if x)
+    return name, raw
+
+
 def make_knobs(**kwargs: Any) -> Knobs:
     """`Knobs` from keywords; `profile=NAME` picks the starting point."""
     profile = kwargs.pop("profile", "default")
@@ -120,9 +151,15 @@ def make_knobs(**kwargs: Any) -> Knobs:
     unknown = sorted(set(kwargs) - names)
     if unknown:
         raise TypeError(f"unknown generator knob(s): {', '.join(unknown)}")
+    every = Knobs()
     for k in ("types", "memory"):
         if k in kwargs and isinstance(kwargs[k], str):
             kwargs[k] = tuple(x for x in kwargs[k].replace("+", ",").split(",") if x)
         elif k in kwargs:
             kwargs[k] = tuple(kwargs[k])
+        # A misspelt name would silently generate without it.
+        unknown = [x for x in kwargs.get(k, ()) if x not in getattr(every, k)]
+        if unknown:
+            raise ValueError(f"knob {k}: unknown {', '.join(map(repr, unknown))}; known: "
+                             f"{'+'.join(getattr(every, k))}")
     return replace(base, **kwargs)

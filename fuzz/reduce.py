@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .campaign import Spec, check_case
+from .campaign import FAILING, Spec, check_case
+from .knobs import parse_knob
 from .reduce_ir import PASSES, candidates, count_instructions
 from .signature import signature
 
@@ -91,8 +92,6 @@ class _Oracle:
 
 def find_target(text: str, spec: Spec) -> Target:
     """The first failure of `text` under `spec`; ReduceError if it does not fail."""
-    from .campaign import FAILING
-
     results = check_case(text, spec)
     for r in results:
         if r.status in FAILING:
@@ -138,8 +137,6 @@ _ORIGIN = re.compile(r"fuzz\.generate seed=(-?\d+) knobs=(\S+)")
 def generated_origin(text: str) -> tuple[int, dict[str, Any]] | None:
     """(seed, knobs) if the case says it came from `fuzz.generate`."""
     from oracle import parse_case
-
-    from .cli import parse_knob
 
     origin = parse_case(text).origin or ""
     m = _ORIGIN.search(origin)

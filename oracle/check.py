@@ -424,7 +424,8 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
     wk = pool.acquire()
     try:
         sess = _Session(wk, case.kernel or "", case.ir, timeout, opt)
-        key = "run_scalar:" + hashlib.sha1(case.ir.encode()).hexdigest()
+        # The kernel is part of the key: a file's kernels share its text.
+        key = "run_scalar:" + hashlib.sha1((case.kernel or "").encode() + b"\0" + case.ir.encode()).hexdigest()
         res = sess.run(key, [], "", args, nd, case.seed if seed is None else seed)
         if isinstance(res, W.Failure) or res[0] != "ok":
             wk.kill()  # as after a scalar fault in `check`

@@ -2,7 +2,8 @@
 vectorized over a configuration matrix.
 
 Exit status: 1 if any configuration is a mismatch, vector-fault, timeout or
-vectorizer-error; 2 for bad input or usage; else 0.
+vectorizer-error; 2 for bad input or usage (one line on stderr); else 0
+(130, 141 and 3: see oracle.cmdline).
 """
 
 from __future__ import annotations
@@ -11,14 +12,22 @@ import argparse
 import json
 import sys
 
-from .case import CaseError, NDRange, parse_ndrange
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(v) for v in text.replace(" ", "").split(",") if v]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text!r}") from None
+from .case import CaseError, NDRange, parse_case, parse_ndrange
+from .cmdline import (
+    ArgumentParser,
+    UsageError,
+    check_case_limits,
+    check_ir,
+    check_ndrange_limits,
+    int_list_arg,
+    nonempty_arg,
+    parse_args,
+    read_text,
+    run_command,
+    seconds_arg,
+    seed_arg,
+)
+from .worker import WorkerConfigError, pool_size
 
 
 def local_size_ndranges(text: str) -> list[NDRange]:
@@ -42,21 +51,23 @@ def local_size_ndranges(text: str) -> list[NDRange]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `vecz-oracle`."""
-    p = argparse.ArgumentParser(prog="vecz-oracle", description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="vecz-oracle", description=__doc__.split("\n")[0])
     p.add_argument("file", help="a case file or LLVM IR text ('-' for stdin)")
-    p.add_argument("-k", "--kernel", help="kernel to check (default: the case's, or inferred)")
-    p.add_argument("--widths", type=_ints, help="vector widths, e.g. 1,4,8,16 (1..64)")
-    p.add_argument("--dims", type=_ints, help="vectorization dimensions, e.g. 0,1")
+    p.add_argument("-k", "--kernel", type=nonempty_arg,
+                   help="kernel to check (default: the case's, or inferred)")
+    p.add_argument("--widths", type=int_list_arg, help="vector widths, e.g. 1,4,8,16 (1..64)")
+    p.add_argument("--dims", type=int_list_arg, help="vectorization dimensions, e.g. 0,1")
     p.add_argument("--choices", action="append",
                    help="a Vecz choices string (';'-separated); repeat for several")
     p.add_argument("--local-sizes", help="local sizes to run, e.g. 16,12,1,4x4")
     p.add_argument("--ndrange", action="append",
                    help="an NDRange 'global=X[,Y,Z] local=X[,Y,Z] [offset=...]'; repeatable")
-    p.add_argument("--seed", type=int, help="buffer fill seed (default: the case's)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per run (default 10)")
+    p.add_argument("--seed", type=seed_arg, help="buffer fill seed (default: the case's)")
+    p.add_argument("--timeout", type=seconds_arg, default=10.0,
+                   help="seconds per run, a positive number (default 10)")
     p.add_argument("--opt", type=int, default=0, choices=[0, 1, 2, 3],
                    help="LLVM optimisation level of the JIT module (default 0: compile time dominates)")
-    p.add_argument("--vectorized", metavar="NAME",
+    p.add_argument("--vectorized", metavar="NAME", type=nonempty_arg,
                    help="check an already vectorized function in the file (needs --width)")
     p.add_argument("--width", type=int, help="width of --vectorized")
     p.add_argument("--dim", type=int, default=0, help="dimension of --vectorized (default 0)")
@@ -79,36 +90,47 @@ def _table(report: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `vecz-oracle`."""
-    parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = parse_args(build_parser(), argv)
+    if isinstance(ns, int):
+        return ns
+    return run_command("vecz-oracle", lambda: _run(ns), expected=(CaseError, WorkerConfigError))
+
+
+def _defines(module: object, function: str) -> bool:
+    try:
+        return not module.get_function(function).is_declaration  # type: ignore[attr-defined]
+    except NameError:
+        return False
+
+
+def _run(ns: argparse.Namespace) -> int:
     from .check import check as run_check
 
-    try:
-        if ns.file == "-":
-            text = sys.stdin.read()
-        else:
-            with open(ns.file, encoding="utf-8") as f:
-                text = f.read()
-        ndranges: list[NDRange] | None = None
-        if ns.local_sizes:
-            ndranges = local_size_ndranges(ns.local_sizes)
-        if ns.ndrange:
-            ndranges = (ndranges or []) + [parse_ndrange(n) for n in ns.ndrange]
-        widths, dims = ns.widths, ns.dims
-        if ns.vectorized:
-            if ns.width is None:
-                raise CaseError("--vectorized needs --width")
-            widths, dims = [ns.width], [ns.dim]
-        report = run_check(
-            text, kernel=ns.kernel, widths=widths, dims=dims, choices=ns.choices,
-            ndranges=ndranges, vectorized=ns.vectorized, timeout=ns.timeout, seed=ns.seed,
-            opt=ns.opt,
-        )
-    except (CaseError, OSError, UnicodeDecodeError) as exc:
-        print(f"vecz-oracle: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    pool_size()  # a bad VECZ_ORACLE_WORKERS is a usage error now, not in a worker thread
+    text = read_text(ns.file)
+    name = "<stdin>" if ns.file == "-" else ns.file
+    case = parse_case(text)
+    check_case_limits(case, f"{name}: ")
+    module = check_ir(text, case.ir, name)
+    if ns.vectorized and not _defines(module, ns.vectorized):
+        raise UsageError(f"--vectorized {ns.vectorized}: {name} defines no function of that name")
+    ndranges: list[NDRange] | None = None
+    if ns.local_sizes:
+        ndranges = local_size_ndranges(ns.local_sizes)
+    if ns.ndrange:
+        ndranges = (ndranges or []) + [parse_ndrange(n) for n in ns.ndrange]
+    for nd in ndranges or ():
+        check_ndrange_limits(nd)
+    widths, dims = ns.widths, ns.dims
+    if ns.vectorized:
+        if ns.width is None:
+            raise UsageError("--vectorized needs --width")
+        widths, dims = [ns.width], [ns.dim]
+    report = run_check(
+        text, kernel=ns.kernel, widths=widths, dims=dims, choices=ns.choices,
+        ndranges=ndranges, vectorized=ns.vectorized, timeout=ns.timeout, seed=ns.seed,
+        opt=ns.opt,
+    )
     if ns.json:
         print(json.dumps(report.to_json()))
     else:

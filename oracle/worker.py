@@ -6,6 +6,13 @@ check thousands of kernels; rebuilding buffers or re-JITting per run would
 dominate). The parent side (`Worker`) kills a worker that exceeds its
 timeout and starts a fresh one on the next request; `Pool` keeps workers
 alive across `oracle.check` calls.
+
+A worker never outlives its parent: a thread in the worker exits the process
+as soon as the request pipe reports that its writer is gone or the parent
+pid changes (the parent was killed, even with SIGKILL, while the worker was
+busy in a kernel or the vectorizer). Linux's PR_SET_PDEATHSIG is not used:
+it fires when the *thread* that started the worker ends, and workers are
+started from campaign threads that end while their workers serve others.
 """
 
 from __future__ import annotations
@@ -183,6 +190,34 @@ def _read_msg(fd: int, deadline: float | None) -> Any:
     return pickle.loads(_read_exact(fd, n, deadline))
 
 
+PARENT_ENV = "VECZ_ORACLE_PARENT"  # the pid of the process that started the worker
+
+
+def exit_with_parent(request_fd: int, parent: int, period: float = 0.5) -> threading.Thread:
+    """Start a daemon thread that ends this process when its parent is gone:
+    `request_fd` (the read end of the parent's request pipe) hangs up, or
+    `os.getppid()` is no longer `parent` (reparented after the parent died)."""
+    poller = select.poll() if hasattr(select, "poll") else None
+    if poller is not None:
+        # Mask 0: a request waiting to be read does not wake us; a hang-up does.
+        poller.register(request_fd, 0)
+    gone = select.POLLHUP | select.POLLERR | select.POLLNVAL if poller is not None else 0
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(0)
+            if poller is None:
+                time.sleep(period)
+                continue
+            if any(ev & gone for _fd, ev in poller.poll(int(period * 1000))):
+                os._exit(0)
+
+    t = threading.Thread(target=watch, name="vecz-parent-watch", daemon=True)
+    t.start()
+    return t
+
+
 def serve() -> None:
     """The worker's request loop (`python -m oracle._worker_main`): length-prefixed
     pickles on stdin/stdout."""
@@ -196,6 +231,11 @@ def serve() -> None:
     os.dup2(2, 1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
+    try:
+        parent = int(os.environ.get(PARENT_ENV, ""))
+    except ValueError:
+        parent = os.getppid()
+    exit_with_parent(rfd, parent)
     ex = Executor()
     while True:
         try:
@@ -254,6 +294,7 @@ class Worker:
         self.err = tempfile.TemporaryFile()
         env = dict(os.environ)
         env.setdefault("PYTHONHASHSEED", "0")
+        env[PARENT_ENV] = str(os.getpid())
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "oracle._worker_main"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
@@ -342,7 +383,10 @@ def _crash_site(stderr: str, frames: int = 3) -> str:
     at = stderr.rfind("Fatal Python error")
     if at < 0:
         return ""
-    found = _FRAME.findall(stderr[at:])[:frames]
+    # With other threads alive (the parent watch), the dump lists every thread;
+    # the crash is in the one marked current.
+    cur = stderr.find("Current thread", at)
+    found = _FRAME.findall(stderr[cur if cur >= 0 else at:])[:frames]
     return "in " + " < ".join(f"{fn} ({os.path.basename(f)}:{ln})" for f, ln, fn in found) if found else ""
 
 
@@ -350,6 +394,8 @@ class Pool:
     """Workers shared by every `oracle.check` call of this process."""
 
     def __init__(self, size: int = 1) -> None:
+        if size < 1:
+            raise WorkerConfigError(f"a worker pool needs at least one worker, not {size}")
         self.size = size
         self._free: queue.Queue[Worker] = queue.Queue()
         self._all: list[Worker] = []
@@ -381,15 +427,35 @@ class Pool:
 
 
 _POOL: Pool | None = None
+WORKERS_ENV = "VECZ_ORACLE_WORKERS"
+MAX_WORKERS = 1024
+
+
+class WorkerConfigError(ValueError):
+    """`VECZ_ORACLE_WORKERS` is not a worker count (a usage error of every command)."""
+
+
+def pool_size() -> int:
+    """The worker count `VECZ_ORACLE_WORKERS` asks for: a positive integer
+    (unset, empty or 0: the CPU count). WorkerConfigError otherwise."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    try:
+        n = int(raw) if raw else 0
+    except ValueError:
+        raise WorkerConfigError(f"{WORKERS_ENV}={raw!r}: expected a number of worker processes "
+                                f"(1..{MAX_WORKERS}, or 0 for the CPU count)") from None
+    if not 0 <= n <= MAX_WORKERS:
+        raise WorkerConfigError(f"{WORKERS_ENV}={raw!r}: expected a number of worker processes "
+                                f"(1..{MAX_WORKERS}, or 0 for the CPU count)")
+    return n or os.cpu_count() or 1
 
 
 def get_pool() -> Pool:
-    """The process-wide pool, created lazily (size: VECZ_ORACLE_WORKERS, default 1
-    per concurrent caller up to the CPU count)."""
+    """The process-wide pool, created lazily (size: `pool_size()`, one worker
+    per concurrent caller)."""
     global _POOL
     if _POOL is None:
-        size = int(os.environ.get("VECZ_ORACLE_WORKERS", "0")) or (os.cpu_count() or 1)
-        _POOL = Pool(size)
+        _POOL = Pool(pool_size())
         atexit.register(close)
     return _POOL
 

@@ -21,10 +21,11 @@ STATUSES = {"ok", "refused", "error"}  # never mismatch or crashed
 
 def test_suite_has_twelve_kernels_each_with_source_and_ir():
     assert len(KERNELS) >= 12
-    for name in KERNELS:
-        assert (KERNEL_DIR / f"{name}.cl").is_file(), name
-        assert (KERNEL_DIR / f"{name}.ll").is_file(), name
-    assert {p.stem for p in KERNEL_DIR.glob("*.cl")} == set(KERNELS)
+    for k in KERNELS.values():
+        assert k.source_path.is_file(), k.name
+        assert k.ir_path.is_file(), k.name
+    assert {p.stem for p in KERNEL_DIR.rglob("*.cl")} == set(KERNELS)
+    assert sum(k.folder == "workgroup" for k in KERNELS.values()) >= 4
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
@@ -190,3 +191,13 @@ def test_divergence_command_reports_caps_for_trip_count_kernels(capsys):
     for r in obj["kernels"]:
         assert r["mean_trips"] > 1
         assert 1.0 <= r["cap"]["4"] <= 4.0 and r["cap"]["4"] <= r["cap"]["8"] <= 8.0
+
+
+@pytest.mark.parametrize("name", sorted(n for n, k in KERNELS.items() if k.folder == "workgroup"))
+def test_work_group_kernels_run_as_work_item_loops_in_every_configuration(name):
+    # Barriers and __local memory: scalar and LoopVectorize loop over the
+    # work-items between barriers, ours over packets; every configuration
+    # is checked byte for byte against the scalar run.
+    res = run_kernel(name, Options(size="small", widths=(4, 8), auto=False, repeat=1))
+    assert [m.config for m in res.measurements] == [SCALAR, LOOPVEC, "w4", "w8"]
+    assert all(m.status == "ok" for m in res.measurements), res.measurements

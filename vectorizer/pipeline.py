@@ -173,6 +173,20 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if reasons:
         outcome.remarks.extend(reasons)
         return text, outcome
+    # A barrier under a varying branch makes that branch uniform at run time
+    # (OpenCL requires it): branch on "any lane" so the packet reaches the barrier as one.
+    from .transform.barrier_uniform_branches import make_barrier_branches_uniform
+    from .transform.vector_predication import entry_mask_builder
+
+    barrier_branches, barrier_refusals = make_barrier_branches_uniform(
+        fn, module, uniform,
+        entry_mask_builder(module, request.dim) if "VectorPredication" in request.choices else None,
+    )
+    if barrier_refusals:
+        outcome.remarks.extend(barrier_refusals)
+        return text, outcome
+    if barrier_branches:
+        uniform = UniformValueAnalysis(fn, request.dim)
     # Control-flow conversion (issue 6): divergent branches become masks.
     converted = convert_control_flow(
         module, fn, uniform, request.dim,
@@ -199,6 +213,10 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
         uniform = UniformValueAnalysis(fn, request.dim)  # new blocks and loads
     if widen_index_arithmetic(fn):
         uniform = UniformValueAnalysis(fn, request.dim)  # the wide index terms are new
+    from .transform.lane_safe_extensions import make_extensions_lane_safe
+
+    if make_extensions_lane_safe(fn, uniform):
+        uniform = UniformValueAnalysis(fn, request.dim)  # the sexts are new values
     stride = StrideAnalysis(uniform, layout)
     loop_blocks = _loop_blocks(fn)
     inst = InstantiationAnalysis(

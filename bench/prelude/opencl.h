@@ -43,6 +43,12 @@ size_t __PURE get_num_groups(uint dim);
 size_t __PURE get_group_id(uint dim);
 size_t __PURE get_global_offset(uint dim);
 
+/* Synchronisation (OpenCL 1.2, 6.12.8): a barrier is a call the kernel
+ * cannot see through, so clang keeps it where the source put it. */
+#define CLK_LOCAL_MEM_FENCE 1
+#define CLK_GLOBAL_MEM_FENCE 2
+void __OVL barrier(uint flags);
+
 /* Math (float only). */
 __MATH float sqrt(float x) { return __builtin_sqrtf(x); }
 __MATH float rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }

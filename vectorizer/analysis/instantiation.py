@@ -54,6 +54,9 @@ class InstantiationAnalysis:
             masked = classify_masked_call(inst)
             if masked is not None and masked.kind != "wrapper":
                 return False  # masked memory and lane reductions have vector forms
+            fn = inst.called_function
+            if fn is not None and classify(fn.name).kind is BuiltinKind.BARRIER:
+                return False  # a packet reaches a barrier as one
             return not self.is_hint(inst) and not is_pure_call(inst)
         return False
 

@@ -33,9 +33,7 @@ def refusals_before_preparation(function: V.Function) -> list[str]:
         if isinstance(inst, I.CallInst):
             fn = inst.called_function
             kind = classify(fn.name if fn else None).kind
-            if kind is BuiltinKind.BARRIER:
-                reasons.append(f"barrier '{fn.name}' is not supported yet")
-            elif kind is BuiltinKind.SUB_GROUP:
+            if kind is BuiltinKind.SUB_GROUP:
                 reasons.append(f"sub-group builtin '{fn.name}' is not supported yet")
             elif kind is BuiltinKind.WORK_GROUP:
                 reasons.append(f"work-group collective '{fn.name}' is not supported yet")

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..analysis.barriers import is_barrier_call
 from ..analysis.block_ordering import dominance_compact_order
 from ..analysis.divergence import (
     DivergenceAnalysis,
@@ -355,6 +356,13 @@ class ControlFlowConversion:
                 continue
             if isinstance(inst, (I.LoadInst, I.StoreInst)) and id(inst.pointer) in own:
                 continue  # the conversion's own mask and value variables
+            if is_barrier_call(inst):
+                if not by_all:
+                    raise ConversionError(
+                        f"barrier in block '{block.name or '?'}' under varying control flow "
+                        "that no barrier makes uniform"
+                    )
+                continue  # the packet reaches it as one, whatever the entry mask
             if needs_divisor_guard(inst) and self.guard_divisions:
                 b.position_before(inst)
                 one = V.const_int(inst.rhs.type, 1)

@@ -1,0 +1,565 @@
+"""Mutants of the passes: faults injected into the vectorizer's own source.
+
+Output-IR mutation (`fuzz/mutation.py`) asks whether a wrong instruction in
+our output would be caught. It never asks whether a mistake inside an
+analysis or a transform would be: a mistake that only shows on some CFG
+shape, some stride or some choice the harness never produces. This module
+makes such mistakes. Each mutant is one small edit of one file under
+`vectorizer/analysis/` or `vectorizer/transform/`:
+
+| operator | the mistake it models |
+|---|---|
+| compare-flip | a comparison negated (`<` for `>=`, `==` for `!=`, `in` for `not in`) |
+| boolop-swap | `and` for `or` and back |
+| not-drop | a `not` forgotten |
+| off-by-one | an integer constant one too large (a lane, a stride, an index) |
+| arith-swap | `+` for `-` and back |
+| select-swap | a select's arms swapped (a blend the wrong way round) |
+| drop-statement | a statement skipped (a `mark_varying`, a `set_operand`, an `append`) |
+| insertion-point | `position_before` for `position_after`, start for end (a wrong insertion point) |
+| return-flip | `return True` for `return False` and back |
+
+Mutants are applied to a COPY of the source tree (`copy_tree`), never to the
+tree itself, and judged by two killers run on that copy: the CI
+differential suite (generated kernels, the corpus and the peer corpus
+through the oracle) and a time-boxed fuzz campaign stopped at its first
+failure. Sites are found on the AST and chosen deterministically per file,
+so a mutant's id (`<file stem>:<operator>:<n>`) names the same edit while
+the file is unchanged; each record keeps the line and both texts.
+
+    python -m fuzz.pass_mutants list
+    python -m fuzz.pass_mutants run [--only ID]... [--campaign-seconds 600] [--journal F]
+    python -m fuzz.pass_mutants report --journal F
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+PASS_DIRS = ("vectorizer/analysis", "vectorizer/transform")
+# Tests that make up "the CI differential suite": oracle verdicts on
+# generated kernels, on the regression corpus and on Vecz's lit kernels.
+CI_TESTS = ("tests/test_differential.py", "tests/test_corpus.py", "tests/test_peer_corpus.py")
+FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
+# Mutants per file: one per this many source lines, within [MIN, MAX].
+LINES_PER_MUTANT = 70
+MIN_PER_FILE, MAX_PER_FILE = 2, 8
+
+_CMP_FLIP: dict[type, type] = {
+    ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}
+_POSITION_SWAP = {
+    "position_before": "position_after", "position_after": "position_before",
+    "position_at_start": "position_at_end", "position_at_end": "position_at_start",
+    "insert_before": "insert_after", "insert_after": "insert_before",
+}
+# Calls whose statement, when skipped, models a forgotten step of a pass.
+_EFFECTFUL = frozenset({
+    "mark_varying", "add", "append", "extend", "update", "discard", "remove", "pop",
+    "replace_all_uses_with", "replace_uses_with", "set_operand", "erase", "erase_from_parent",
+    "insert", "insert_before", "insert_after", "move_before", "move_after", "add_incoming",
+    "remove_incoming", "setdefault", "_mark", "mark",
+})
+OPERATORS = (
+    "select-swap", "insertion-point", "drop-statement", "compare-flip", "off-by-one",
+    "arith-swap", "boolop-swap", "not-drop", "return-flip",
+)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One edit of one source file."""
+
+    id: str
+    path: str  # relative to the repository
+    operator: str
+    function: str  # qualified name of the enclosing function ("<module>" at top level)
+    line: int
+    original: str
+    mutated: str
+    start: int  # character offsets of the replaced text in the file
+    end: int
+
+    @property
+    def pass_name(self) -> str:
+        """The pass (file stem) the mutant belongs to."""
+        return Path(self.path).stem
+
+
+class _Lines:
+    """Character offsets of AST positions (whose columns are UTF-8 byte offsets)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, lineno: int, col: int) -> int:
+        line = self.lines[lineno - 1]
+        return self.starts[lineno - 1] + len(line.encode("utf-8")[:col].decode("utf-8"))
+
+
+def _span(node: ast.AST, lines: _Lines) -> tuple[int, int]:
+    return (lines.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            lines.offset(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
+
+
+class _SiteFinder(ast.NodeVisitor):
+    """Collects (operator, qualname, node, replacement node or text) sites."""
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+        self.sites: list[tuple[str, str, ast.AST, str]] = []
+        self._skip = 0  # inside asserts, raises and f-strings: messages, not logic
+
+    def _qual(self) -> str:
+        return ".".join(self.stack) or "<module>"
+
+    def _add(self, op: str, node: ast.AST, replacement: ast.AST | str) -> None:
+        if self._skip:
+            return
+        text = replacement if isinstance(replacement, str) else ast.unparse(replacement)
+        self.sites.append((op, self._qual(), node, text))
+
+    def _scoped(self, node: ast.AST, name: str) -> None:
+        self.stack.append(name)
+        self.generic_visit(node)
+        self.stack.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        # Decorators and annotations are not logic.
+        self.stack.append(node.name)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.stack.append(node.name)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    def _quiet(self, node: ast.AST) -> None:
+        self._skip += 1
+        self.generic_visit(node)
+        self._skip -= 1
+
+    visit_Assert = _quiet  # type: ignore[assignment]
+    visit_Raise = _quiet  # type: ignore[assignment]
+    visit_JoinedStr = _quiet  # type: ignore[assignment]
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        call = node.value
+        if isinstance(call, ast.Call):
+            fn = call.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name in _EFFECTFUL:
+                self._add("drop-statement", node, "pass")
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if len(node.ops) == 1 and type(node.ops[0]) in _CMP_FLIP:
+            new = ast.Compare(node.left, [_CMP_FLIP[type(node.ops[0])]()], node.comparators)
+            self._add("compare-flip", node, new)
+        self.generic_visit(node)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        new = ast.BoolOp(ast.Or() if isinstance(node.op, ast.And) else ast.And(), node.values)
+        self._add("boolop-swap", node, new)
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        if isinstance(node.op, ast.Not):
+            self._add("not-drop", node, "(" + ast.unparse(node.operand) + ")")
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            new = ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)
+            self._add("arith-swap", node, new)
+        for side in (node.left, node.right):
+            self._constant(side)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._constant(node.slice)
+        self.generic_visit(node)
+
+    def _constant(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            self._add("off-by-one", node, repr(node.value + 1))
+        elif (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+              and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int):
+            self._add("off-by-one", node, repr(-node.operand.value + 1))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        fn = node.func
+        if isinstance(fn, ast.Attribute):
+            if fn.attr == "select" and len(node.args) >= 3:
+                args = list(node.args)
+                args[1], args[2] = args[2], args[1]
+                self._add("select-swap", node, ast.Call(fn, args, node.keywords))
+            if fn.attr in _POSITION_SWAP:
+                new_fn = ast.Attribute(fn.value, _POSITION_SWAP[fn.attr], fn.ctx)
+                self._add("insertion-point", node, ast.Call(new_fn, node.args, node.keywords))
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if isinstance(node.value, ast.Constant) and type(node.value.value) is bool:
+            self._add("return-flip", node, f"return {not node.value.value}")
+        self.generic_visit(node)
+
+
+def enumerate_sites(path: Path, repo: Path = REPO) -> list[Mutant]:
+    """Every candidate mutant of one file, in source order."""
+    text = path.read_text(encoding="utf-8")
+    finder = _SiteFinder()
+    finder.visit(ast.parse(text))
+    starts = _Lines(text)
+    rel = str(path.resolve().relative_to(repo.resolve()))
+    counters: dict[str, int] = defaultdict(int)
+    out = []
+    sites = sorted(finder.sites, key=lambda s: (_span(s[2], starts), s[0]))
+    for op, qual, node, replacement in sites:
+        start, end = _span(node, starts)
+        original = text[start:end]
+        if original == replacement:
+            continue
+        n = counters[op]
+        counters[op] += 1
+        out.append(Mutant(f"{path.stem}:{op}:{n}", rel, op, qual, node.lineno, original,  # type: ignore[attr-defined]
+                          replacement, start, end))
+    return out
+
+
+def pass_files(repo: Path = REPO) -> list[Path]:
+    """The source files of every analysis and transform."""
+    files = []
+    for d in PASS_DIRS:
+        files += sorted(p for p in (repo / d).glob("*.py") if p.name != "__init__.py")
+    return files
+
+
+def select_mutants(sites: Sequence[Mutant], lines: int, path: str) -> list[Mutant]:
+    """A deterministic sample of one file's sites: one per `LINES_PER_MUTANT`
+    lines (within [MIN_PER_FILE, MAX_PER_FILE]), spread over operators in the
+    order of `OPERATORS` (the semantic ones first), randomly within each."""
+    want = min(len(sites), max(MIN_PER_FILE, min(MAX_PER_FILE, round(lines / LINES_PER_MUTANT))))
+    rng = random.Random(zlib.crc32(path.encode()))
+    by_op: dict[str, list[Mutant]] = defaultdict(list)
+    for m in sites:
+        by_op[m.operator].append(m)
+    for group in by_op.values():
+        rng.shuffle(group)
+    chosen: list[Mutant] = []
+    while len(chosen) < want:
+        progressed = False
+        for op in OPERATORS:
+            if by_op.get(op) and len(chosen) < want:
+                chosen.append(by_op[op].pop())
+                progressed = True
+        if not progressed:
+            break
+    return sorted(chosen, key=lambda m: m.start)
+
+
+def catalogue(repo: Path = REPO) -> list[Mutant]:
+    """The mutants of every pass file."""
+    out = []
+    for path in pass_files(repo):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        out += select_mutants(enumerate_sites(path, repo), lines, str(path.relative_to(repo)))
+    return out
+
+
+def mutate_text(text: str, mutant: Mutant) -> str:
+    """`text` with the mutant's edit applied; refuses a stale mutant."""
+    if text[mutant.start:mutant.end] != mutant.original:
+        raise ValueError(f"mutant {mutant.id} is stale: the source changed at line {mutant.line}")
+    out = text[:mutant.start] + mutant.mutated + text[mutant.end:]
+    ast.parse(out)  # every mutant must still be Python
+    return out
+
+
+_IGNORE = shutil.ignore_patterns(
+    ".git", ".ci-venv", "__pycache__", "*.egg-info", ".pytest_cache", "Output", ".hypothesis", "*.pyc",
+)
+
+
+def copy_tree(dest: Path, repo: Path = REPO) -> Path:
+    """A copy of the repository at `dest/repo`, with `dest/shared` pointing at
+    the real `../shared` (tests read the peer corpus from there)."""
+    root = dest / "repo"
+    shutil.copytree(repo, root, ignore=_IGNORE, symlinks=True)
+    shared = (repo / ".." / "shared").resolve()
+    if shared.exists() and not (dest / "shared").exists():
+        (dest / "shared").symlink_to(shared)
+    return root
+
+
+def apply_mutant(root: Path, mutant: Mutant) -> None:
+    """Edit the copy at `root` (never the repository itself)."""
+    if root.resolve() == REPO.resolve():
+        raise ValueError("refusing to mutate the repository itself")
+    target = root / mutant.path
+    target.write_text(mutate_text(target.read_text(encoding="utf-8"), mutant), encoding="utf-8")
+
+
+def _env(root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("VECZ_CHOICES", None)
+    return env
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def run_ci(root: Path, jobs: int, timeout: float, tests: Sequence[str] = CI_TESTS) -> dict[str, Any]:
+    """Run the CI differential suite on the copy; killed when it fails."""
+    t0 = time.monotonic()
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", str(jobs), *tests]
+    proc = subprocess.Popen(cmd, cwd=root, env=_env(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return {"killed": True, "how": f"suite exceeded {timeout:.0f} s", "seconds": time.monotonic() - t0}
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
+    how = failed[0][:300] if failed else (lines[-1][:300] if lines else "")
+    return {"killed": proc.returncode != 0, "how": how, "exit": proc.returncode,
+            "seconds": time.monotonic() - t0}
+
+
+def _first_failure(journal: Path) -> dict[str, Any] | None:
+    if not journal.exists():
+        return None
+    for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and rec.get("type") == "seed":
+            for f in rec.get("failures") or []:
+                if f.get("status") in FAILING:
+                    return {"seed": rec.get("seed"), "status": f.get("status"),
+                            "signature": f.get("signature", "")}
+    return None
+
+
+def run_campaign(root: Path, seconds: float, jobs: int, seed: int, extra: Sequence[str] = ()) -> dict[str, Any]:
+    """A `vecz-fuzz run` campaign on the copy, stopped at its first failure."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="vecz-mutant-campaign-") as tmp:
+        journal = Path(tmp) / "journal.jsonl"
+        cmd = [sys.executable, "-m", "fuzz.cli", "run", "--seed", str(seed), "--time", str(seconds),
+               "--jobs", str(jobs), "--journal", str(journal), "--no-progress", *extra]
+        proc = subprocess.Popen(cmd, cwd=root, env=_env(root), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        found = None
+        deadline = t0 + seconds + 120  # the campaign stops submitting at `seconds`
+        while proc.poll() is None:
+            found = _first_failure(journal)
+            if found or time.monotonic() > deadline:
+                _kill_group(proc)
+                break
+            time.sleep(1.0)
+        found = found or _first_failure(journal)
+        seeds = sum(1 for ln in journal.read_text(encoding="utf-8", errors="replace").splitlines()
+                    if '"type": "seed"' in ln) if journal.exists() else 0
+        err = proc.stderr.read() if proc.stderr else ""
+    result: dict[str, Any] = {"killed": found is not None, "seconds": time.monotonic() - t0, "seeds": seeds}
+    if found:
+        result["how"] = f"seed {found['seed']}: {found['status']}: {found['signature']}"[:300]
+    elif proc.returncode not in (0, 1, -signal.SIGKILL):
+        # The campaign itself broke (the mutant crashed the harness): a kill.
+        result["killed"] = True
+        result["how"] = f"campaign exited {proc.returncode}: " + (err.strip().splitlines() or [""])[-1][:200]
+    return result
+
+
+def _done(journal: Path) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if journal.exists():
+        for line in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and "mutant" in rec:
+                out[rec["mutant"]["id"]] = rec
+    return out
+
+
+def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds: float, jobs: int,
+        seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True) -> list[dict[str, Any]]:
+    """Judge each mutant (skipping those `journal` already holds) and append
+    one JSON line per mutant to `journal` as soon as it is judged."""
+    done = _done(journal)
+    results = [done[m.id] for m in mutants if m.id in done]
+    todo = [m for m in mutants if m.id not in done]
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    for i, m in enumerate(todo, 1):
+        if progress:
+            print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
+                  file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory(prefix="vecz-mutant-") as tmp:
+            root = copy_tree(Path(tmp))
+            apply_mutant(root, m)
+            rec: dict[str, Any] = {"mutant": asdict(m)}
+            if ci:
+                rec["ci"] = run_ci(root, jobs, ci_timeout)
+            if campaign_seconds > 0:
+                rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
+        with journal.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if progress:
+            verdicts = [f"{k}: {'killed' if rec[k]['killed'] else 'survived'}" for k in ("ci", "campaign") if k in rec]
+            print("    " + ", ".join(verdicts), file=sys.stderr, flush=True)
+        results.append(rec)
+    return results
+
+
+def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | None = None) -> dict[str, Any]:
+    """Per pass: mutants, kills by each killer, survivors; and the scores over
+    non-equivalent mutants."""
+    equivalent = equivalent or {}
+    per: dict[str, dict[str, Any]] = {}
+    for rec in results:
+        m = rec["mutant"]
+        p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "ci": 0, "campaign": 0, "either": 0,
+                                                   "equivalent": 0, "survivors": []})
+        p["mutants"] += 1
+        ci = rec.get("ci", {}).get("killed", False)
+        camp = rec.get("campaign", {}).get("killed", False)
+        p["ci"] += ci
+        p["campaign"] += camp
+        p["either"] += ci or camp
+        if m["id"] in equivalent:
+            p["equivalent"] += 1
+        elif not (ci and camp):
+            p["survivors"].append({"id": m["id"], "line": m["line"], "original": m["original"],
+                                   "mutated": m["mutated"], "ci": ci, "campaign": camp})
+    total = len(results)
+    eq = sum(1 for r in results if r["mutant"]["id"] in equivalent)
+    live = [r for r in results if r["mutant"]["id"] not in equivalent]
+
+    def score(key: str) -> float:
+        return sum(1 for r in live if r.get(key, {}).get("killed")) / len(live) if live else 0.0
+
+    return {"mutants": total, "equivalent": eq, "ci_score": score("ci"), "campaign_score": score("campaign"),
+            "passes": per}
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    """The per-pass table for docs/campaigns.md."""
+    rows = ["| pass | mutants | killed by CI suite | killed by campaign | equivalent | survivors |",
+            "|---|---|---|---|---|---|"]
+    for name, p in sorted(summary["passes"].items()):
+        surv = ", ".join(s["id"].split(":", 1)[1] for s in p["survivors"]) or "-"
+        rows.append(f"| {name} | {p['mutants']} | {p['ci']} | {p['campaign']} | {p['equivalent']} | {surv} |")
+    rows.append("")
+    rows.append(f"{summary['mutants']} mutants, {summary['equivalent']} argued equivalent; over the rest the "
+                f"CI differential suite kills {summary['ci_score']:.0%} and the campaign {summary['campaign_score']:.0%}.")
+    return "\n".join(rows)
+
+
+def _iter_selected(only: Sequence[str]) -> Iterator[Mutant]:
+    muts = catalogue()
+    if not only:
+        yield from muts
+        return
+    ids = {m.id: m for m in muts}
+    for o in only:
+        if o in ids:
+            yield ids[o]
+        else:
+            matching = [m for m in muts if m.id.startswith(o + ":") or m.pass_name == o]
+            if not matching:
+                raise SystemExit(f"pass_mutants: no mutant or pass named {o!r} (see `list`)")
+            yield from matching
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (also `vecz-fuzz mutation-score --passes`)."""
+    ap = argparse.ArgumentParser(prog="python -m fuzz.pass_mutants", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    lp = sub.add_parser("list", help="print the mutant catalogue")
+    lp.add_argument("--json", action="store_true")
+    rp = sub.add_parser("run", help="judge mutants on copies of the tree")
+    rp.add_argument("--only", action="append", default=[], metavar="ID|PASS", help="a mutant id or a pass (repeatable)")
+    rp.add_argument("--journal", default="pass-mutants.jsonl", help="JSONL results; a re-run resumes it")
+    rp.add_argument("--no-ci", action="store_true", help="skip the CI differential suite")
+    rp.add_argument("--ci-timeout", type=float, default=1800.0)
+    rp.add_argument("--campaign-seconds", type=float, default=600.0, help="0: no campaign")
+    rp.add_argument("--campaign-arg", action="append", default=[], help="extra `vecz-fuzz run` argument")
+    rp.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    rp.add_argument("--seed", type=int, default=1_000_000)
+    sp = sub.add_parser("report", help="summarise a journal")
+    sp.add_argument("--journal", default="pass-mutants.jsonl")
+    sp.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from .pass_mutants_equivalent import EQUIVALENT
+
+    if args.cmd == "list":
+        muts = catalogue()
+        if args.json:
+            print(json.dumps([asdict(m) for m in muts], indent=1))
+        else:
+            for m in muts:
+                print(f"{m.id:45} {m.path}:{m.line:<5} {m.original!r} -> {m.mutated!r}")
+            print(f"{len(muts)} mutants over {len({m.path for m in muts})} files", file=sys.stderr)
+        return 0
+    if args.cmd == "run":
+        if args.jobs < 1 or args.campaign_seconds < 0 or args.ci_timeout <= 0:
+            ap.error("--jobs must be >= 1, --campaign-seconds >= 0, --ci-timeout > 0")
+        results = run(list(_iter_selected(args.only)), Path(args.journal), ci=not args.no_ci,
+                      campaign_seconds=args.campaign_seconds, jobs=args.jobs, seed=args.seed,
+                      ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg)
+        print(markdown(summarize(results, EQUIVALENT)))
+        return 0
+    results = list(_done(Path(args.journal)).values())
+    if not results:
+        print(f"pass_mutants: no results in {args.journal}", file=sys.stderr)
+        return 2
+    summary = summarize(results, EQUIVALENT)
+    print(json.dumps(summary, indent=1) if args.json else markdown(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Mutants of the passes (fuzz/pass_mutants.py): sites, edits, copies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fuzz import pass_mutants as PM
+
+SAMPLE = '''\
+"""doc"""
+def f(a, b, u, b2):
+    """doc"""
+    if a < b and not u.ready:
+        u.mark_varying(a)
+    x = b2.select(a, b, u, name="s")
+    b2.position_before(x)
+    assert a == b, f"{a == b}"
+    return a[1] + 2 - b
+'''
+
+
+def _sites(tmp_path: Path) -> list[PM.Mutant]:
+    p = tmp_path / "vectorizer" / "analysis" / "sample.py"
+    p.parent.mkdir(parents=True)
+    p.write_text(SAMPLE)
+    return PM.enumerate_sites(p, tmp_path)
+
+
+def test_sites_cover_every_operator_and_skip_messages(tmp_path: Path) -> None:
+    sites = _sites(tmp_path)
+    ops = {m.operator for m in sites}
+    assert {"compare-flip", "boolop-swap", "not-drop", "drop-statement", "select-swap",
+            "insertion-point", "off-by-one", "arith-swap"} <= ops
+    # Nothing inside the assert (its test and its message) is a site.
+    assert all(m.line != 8 for m in sites)
+    sel = next(m for m in sites if m.operator == "select-swap")
+    assert sel.mutated.startswith("b2.select(a, u, b")
+    ins = next(m for m in sites if m.operator == "insertion-point")
+    assert "position_after" in ins.mutated
+    drop = next(m for m in sites if m.operator == "drop-statement")
+    assert drop.original == "u.mark_varying(a)" and drop.mutated == "pass"
+
+
+def test_every_site_mutates_to_valid_different_python(tmp_path: Path) -> None:
+    for m in _sites(tmp_path):
+        out = PM.mutate_text(SAMPLE, m)
+        assert out != SAMPLE
+        compile(out, "x", "exec")
+
+
+def test_stale_mutant_is_refused(tmp_path: Path) -> None:
+    m = _sites(tmp_path)[0]
+    with pytest.raises(ValueError, match="stale"):
+        PM.mutate_text("#\n" + SAMPLE, m)
+
+
+def test_catalogue_spans_every_pass_file_and_is_deterministic() -> None:
+    a, b = PM.catalogue(), PM.catalogue()
+    assert a == b
+    assert len(a) >= 60
+    files = {m.path for m in a}
+    assert files == {str(p.relative_to(PM.REPO)) for p in PM.pass_files()}
+    assert len({m.id for m in a}) == len(a)
+
+
+def test_mutants_go_to_a_copy_never_the_tree(tmp_path: Path) -> None:
+    m = next(x for x in PM.catalogue() if x.operator == "drop-statement")
+    original = (PM.REPO / m.path).read_text()
+    with pytest.raises(ValueError, match="itself"):
+        PM.apply_mutant(PM.REPO, m)
+    root = PM.copy_tree(tmp_path)
+    assert not (root / ".git").exists()
+    assert (tmp_path / "shared").resolve() == (PM.REPO / ".." / "shared").resolve()
+    PM.apply_mutant(root, m)
+    assert (root / m.path).read_text() != original
+    assert (PM.REPO / m.path).read_text() == original
+
+
+def test_first_failure_is_read_from_a_campaign_journal(tmp_path: Path) -> None:
+    j = tmp_path / "j.jsonl"
+    recs = [{"type": "start"}, {"type": "seed", "seed": 4, "failures": []},
+            {"type": "seed", "seed": 5, "failures": [{"status": "mismatch", "signature": "s"}]}]
+    j.write_text("\n".join(json.dumps(r) for r in recs) + "\n{torn")
+    assert PM._first_failure(j) == {"seed": 5, "status": "mismatch", "signature": "s"}
+
+
+def test_summary_scores_exclude_equivalent_mutants() -> None:
+    def rec(i: str, ci: bool, camp: bool) -> dict:
+        return {"mutant": {"id": f"p:compare-flip:{i}", "path": "vectorizer/analysis/p.py", "line": 1,
+                           "original": "a", "mutated": "b"},
+                "ci": {"killed": ci}, "campaign": {"killed": camp}}
+
+    s = PM.summarize([rec("0", True, True), rec("1", False, True), rec("2", False, False)],
+                     {"p:compare-flip:2": "argued"})
+    assert s["equivalent"] == 1
+    assert s["ci_score"] == 0.5 and s["campaign_score"] == 1.0
+    assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:1"]
+    assert "| p | 3 | 1 | 2 | 1 | compare-flip:1 |" in PM.markdown(s)
