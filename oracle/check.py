@@ -311,7 +311,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
                 # uninitialised private memory make the result depend on the
                 # order the work-items run in; no comparison can judge that.
                 for cfg in all_cfgs:
-                    emit(cfg, nd, "scalar-fault", "the result depends on the order the work-items run in"
+                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order"
                          " (kept results of atomics, private addresses, uninitialised private memory"
                          f"{'' if sanitize else ', or a data race'}): " + race)
                 continue
