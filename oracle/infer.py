@@ -14,7 +14,8 @@ call sites (and those of the functions it calls): an NDRange extends only
 along dimensions whose id (global, local or group id; a linear id counts for
 all three, as does a dimension argument that is not a constant) the kernel
 queries, because work-items that differ only along another dimension would
-compute the same thing and race on their outputs. The ranges cover a
+compute the same thing and race on their outputs (a sub-group id counts
+for dimension 0). The ranges cover a
 multiple-of-W local size, a remainder, local size 1 and, when more than one
 dimension is queried, 3-D shapes with offsets. A kernel that queries no id
 runs as one work-item (a task). The dimensions to vectorize along are the
@@ -42,7 +43,10 @@ ND_TASK = "global=1 local=1"
 # Work-item queries that tell work-items apart along their dimension, and
 # those that tell them apart along all three.
 _ID_QUERIES = {"get_global_id", "get_local_id", "get_group_id"}
-_ALL_DIM_QUERIES = {"get_global_linear_id", "get_local_linear_id", "get_sub_group_local_id"}
+_ALL_DIM_QUERIES = {"get_global_linear_id", "get_local_linear_id"}
+# Sub-groups are formed along dimension 0 (the packets of a vectorization
+# along it): a sub-group id tells work-items apart along that dimension.
+_DIM0_QUERIES = {"get_sub_group_local_id", "get_sub_group_id"}
 
 _LLVM_TO_ELEM = {
     "i1": "i8", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
@@ -217,6 +221,8 @@ def id_dims(mod: llvm.ModuleRef, kernel: str) -> set[int]:
                 base = base_name(ops[-1].name) if ops and ops[-1].name else None
                 if base in _ALL_DIM_QUERIES:
                     dims |= {0, 1, 2}
+                elif base in _DIM0_QUERIES:
+                    dims.add(0)
                 elif base in _ID_QUERIES and len(ops) == 2:
                     arg = ops[0]
                     if arg.value_kind == llvm.ValueKind.constant_int:
