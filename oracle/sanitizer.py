@@ -113,7 +113,7 @@ class _Shadows:
     cleared either: every run has epochs of its own (`epochs`), and the
     library treats cells of older epochs as empty."""
 
-    LIMIT = 512 << 20
+    LIMIT = 128 << 20  # bytes of arrays kept for reuse
     EPOCH_LIMIT = (1 << 27) - (1 << 24)  # the cells' epoch field has 27 bits
 
     def __init__(self) -> None:
