@@ -7,8 +7,10 @@ A run returns a `SanitizerReport` (a dict, so it crosses the worker pipe):
 - `status`: "clean", "out-of-bounds" or "race";
 - `detail`: one line naming the buffer (argument index and name, or the
   global), byte offset, work-item(s) and instruction(s);
-- `extents`: per kernel argument, the highest byte offset + 1 the kernel
-  touched (None for scalars) — in probe mode also past a buffer's end;
+- `extents`: per kernel argument (None for scalars), in probe mode the
+  highest byte offset + 1 the kernel touched, past a buffer's end too (in
+  other runs only the accesses that reached the library: inline checks
+  that pass do not record them);
 - `redirected`: accesses past the end of a buffer that probe mode sent to
   scratch memory (the run's data are then not meaningful).
 
@@ -35,7 +37,7 @@ MANY = 0xFFFFFFFF
 CELL_BYTES = 16  # sizeof(struct cell): one per granule (4 bytes, or 1) of a tracked object
 DETAIL_BYTES = 24  # sizeof(struct detail)
 # The largest size probe mode lets an inferred buffer grow to (its shadow is
-# 4 times that, allocated lazily by the OS).
+# 4 or 16 times that, allocated by the OS as it is touched).
 PROBE_LIMIT = 64 << 20
 _KINDS = {"global": K_GLOBAL, "local": K_LOCAL, "constant": K_CONST}
 # The run-time library's entry points, published as process symbols.
