@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # Scalar element types of buffers, with their numpy dtype and byte size.
 ELEM_DTYPES: dict[str, str] = {
@@ -30,6 +31,7 @@ class CaseError(ValueError):
     """A malformed case header or layout (bad input, exit status 2)."""
 
 
+@lru_cache(maxsize=256)
 def split_elem(elem: str) -> tuple[int, str]:
     """`4xf32` -> (4, "f32"); `i32` -> (1, "i32")."""
     m = re.fullmatch(r"(?:(\d+)x)?(i8|i16|i32|i64|f16|f32|f64)", elem)
@@ -186,6 +188,9 @@ class Case:
     failure: str | None = None
     extra: dict[str, list[str]] = field(default_factory=dict)
     is_case: bool = False  # True when the text carried `; vecz-case: 1`
+    # True when `args` were inferred (oracle.infer), not written by a user:
+    # the oracle may then size the buffers to what the kernel touches.
+    inferred_args: bool = False
 
     def header(self) -> str:
         """The `; key: value` header lines for this case (no trailing IR)."""

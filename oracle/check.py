@@ -3,8 +3,11 @@ vectorized run with the scalar run, work-item by work-item, byte by byte.
 
 Order of work for one check (all of it inside one worker process):
 1. vectorize every configuration (width, dim, choices);
-2. compile ONE program holding the scalar kernel and every variant;
-3. per NDRange: run scalar once (cached), then every variant, compare.
+2. compile ONE program holding the scalar kernel, its sanitized copy and
+   every variant;
+3. per NDRange: the reference run (oracle.reference: sanitized the first
+   time, sizing inferred buffers), the scalar kernel in reverse work-item
+   order, then every variant, compared with the reference.
 A crash or hang costs the worker, which is replaced; the check goes on.
 """
 
@@ -19,11 +22,12 @@ from typing import Any
 from . import worker as W
 from .case import ArgSpec, Case, CaseError, NDRange, parse_case, parse_ndrange
 from .compare import compare
-from .jit import REVERSED, Variant
+from .jit import REVERSED, SANITIZED, Variant
+from .reference import known_clean, launch_key, reference_run
 
 STATUSES = (
     "match", "mismatch", "not-vectorized", "vectorizer-error", "vector-fault",
-    "timeout", "scalar-fault", "unsupported-input",
+    "timeout", "scalar-fault", "scalar-race", "unsupported-input",
 )
 FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
 DEFAULT_WIDTHS = (1, 4, 8, 16)
@@ -56,6 +60,11 @@ class CheckReport:
     # The crash details of vectorize requests retried in a fresh worker
     # (see `_vectorize`): kept so a crash that did not recur still names its site.
     retried: list[str] = field(default_factory=list)
+    # Why some reference runs were not sanitized (oracle.reference), if any.
+    notes: list[str] = field(default_factory=list)
+    # NDRange -> the argument layout it ran with (an `args:` line's value):
+    # with an inferred layout, scalars and buffer sizes differ per NDRange.
+    launches: dict[str, str] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -150,11 +159,13 @@ def check(
     computes `widths[0]` work-items along `dims[0]` (another vectorizer's
     output, or a hand-written one): then the vectorizer is not called.
     `timeout` bounds each run (seconds). Raises `CaseError` for bad input."""
-    from .infer import infer_case
+    from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel or layout is not None:
         case = infer_case(case, kernel, layout=layout)
+    else:
+        validate_case(case)
     kernel = case.kernel
     assert kernel is not None
     nds = _ndranges(ndranges) or case.ndranges
@@ -180,7 +191,8 @@ def check(
     pool = W.get_pool()
     wk = pool.acquire()
     try:
-        _check_in(wk, report, case, kernel, configs, nds, args, seed, vectorized, timeout, opt)
+        _check_in(wk, report, case, kernel, configs, nds, args, seed, vectorized, timeout, opt,
+                  size_buffers=case.inferred_args)
     finally:
         pool.release(wk)
     return report
@@ -188,7 +200,7 @@ def check(
 
 def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, configs: list,
               nds: list[NDRange], args: tuple, seed: int, vectorized: str | None,
-              timeout: float, opt: int, scalar_only: bool = False) -> None:
+              timeout: float, opt: int, scalar_only: bool = False, size_buffers: bool = False) -> None:
     text = case.ir
     sess = _Session(wk, kernel, text, timeout, opt)
     pre: dict[tuple, tuple[str, str]] = {}  # config -> (status, detail) decided before running
@@ -209,8 +221,11 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             variants.append(Variant(key, res[1], res[2], w_, d, _predicated(c)))
         else:
             pre[cfg] = (res[0], res[1])
+    # Sanitize the reference unless every launch already passed sanitized.
+    sanitize = not all(known_clean(launch_key(kernel, text, args, nd, seed)) for nd in nds)
+    san = [Variant(SANITIZED, kernel, "", 0, 0, False)] if sanitize else []
     # The kernel is part of the key: a file's kernels share its text.
-    digest = hashlib.sha1(kernel.encode() + b"\0" + text.encode())
+    digest = hashlib.sha1(kernel.encode() + b"\0" + text.encode() + (b"\0san" if sanitize else b""))
     for v in variants:
         digest.update(f"|{v.key}:{v.function}:{v.width}:{v.dim}:{v.predicated}".encode())
         digest.update(hashlib.sha1(v.text.encode()).digest() if v.text is not text else b"=")
@@ -231,13 +246,18 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             for cfg in all_cfgs:
                 emit(cfg, nd, *pre.get(cfg, (status, detail)))
 
-    b = sess.build(key, variants)
+    b = sess.build(key, variants + san)
     isolated = False
     if isinstance(b, W.Failure):
         # The combined module crashed LLVM: build the scalar kernel alone,
         # then each variant alone, to find whom to blame.
         isolated = True
-        b = sess.build(key + ":scalar", [])
+        b = sess.build(key + ":scalar", san)
+        if isinstance(b, W.Failure) and san:
+            # Perhaps the sanitized copy: go on without it.
+            report.notes.append(f"the sanitized kernel crashed LLVM: {b.detail}")
+            san, sanitize = [], False
+            b = sess.build(key + ":scalar", [])
         if isinstance(b, W.Failure):
             # LLVM itself cannot compile the input (target-specific intrinsics
             # and the like): nothing to blame the vectorizer for.
@@ -248,6 +268,9 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         emit_all(status, b[1])
         return
     var_errors: dict[str, tuple[str, str]] = dict(b[1])
+    if SANITIZED in var_errors:
+        report.notes.append(var_errors.pop(SANITIZED)[1])
+        san, sanitize = [], False
     if isolated:
         for v in variants:
             vb = sess.build(f"{key}:{v.key}", [v])
@@ -260,30 +283,41 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
 
     def prog_for(vkey: str) -> tuple[str, list[Variant]]:
         if not isolated:
-            return key, variants
+            return key, variants + san
         if vkey == "":
-            return key + ":scalar", []
+            return key + ":scalar", san
         v = next(x for x in variants if x.key == vkey)
         return f"{key}:{vkey}", [v]
 
+    launch_state: dict = {}
     for nd in nds:
         pk, pv = prog_for("")
-        sres = sess.run(pk, pv, "", args, nd, seed)
-        if isinstance(sres, W.Failure) or sres[0] != "ok":
-            detail = f"scalar run {sres.kind}: {sres.detail}" if isinstance(sres, W.Failure) else f"scalar run: {sres[1]}"
+        ref = reference_run(sess, pk, pv, args, nd, seed, sanitize, size_buffers, launch_state)
+        if ref.note and ref.note not in report.notes:
+            report.notes.append(ref.note)
+        if ref.status is not None:
             for cfg in all_cfgs:
-                emit(cfg, nd, "scalar-fault", detail)
+                emit(cfg, nd, ref.status, ref.detail)
             continue
+        sres, nd_args = ref.result, ref.layout
+        assert sres is not None
+        report.launches[str(nd)] = " ".join(map(str, nd_args))
         # Work-items are unordered: a kernel whose result changes when they
-        # run in the opposite order has a data race, and no vectorizer can be
-        # blamed for what it then computes.
-        rres = sess.run(pk, pv, REVERSED, args, nd, seed)
+        # run in the opposite order depends on something no vectorizer can be
+        # blamed for (a race the sanitizer did not see, private addresses,
+        # uninitialised private memory).
+        rres = sess.run(pk, pv, REVERSED, nd_args, nd, seed)
         if not isinstance(rres, W.Failure) and rres[0] == "ok":
-            race = compare(args, sres[1], rres[1], nd, 1, 0)
+            race = compare(nd_args, sres[1], rres[1], nd, 1, 0)
             if race:
+                # The sanitizer saw no race (when it ran): atomics whose
+                # results the kernel keeps, private addresses or
+                # uninitialised private memory make the result depend on the
+                # order the work-items run in; no comparison can judge that.
                 for cfg in all_cfgs:
-                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order (a data race)"
-                         " or on private addresses: " + race)
+                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order"
+                         " (kept results of atomics, private addresses, uninitialised private memory"
+                         f"{'' if sanitize else ', or a data race'}): " + race)
                 continue
         if scalar_only:
             emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
@@ -298,7 +332,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
                 emit(cfg, nd, *var_errors[vkey])
                 continue
             pk, pv = prog_for(vkey)
-            vres = sess.run(pk, pv, vkey, args, nd, seed, vector_run_budget(timeout, sres[2]))
+            vres = sess.run(pk, pv, vkey, nd_args, nd, seed, vector_run_budget(timeout, sres[2]))
             if isinstance(vres, W.Failure):
                 emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
             elif vres[0] == "overrun":
@@ -306,7 +340,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             elif vres[0] != "ok":
                 emit(cfg, nd, "vectorizer-error", f"vector run: {vres}")
             else:
-                diff = compare(args, expected, vres[1], nd, cfg[0], cfg[1])
+                diff = compare(nd_args, expected, vres[1], nd, cfg[0], cfg[1])
                 emit(cfg, nd, "mismatch" if diff else "match", diff or "")
     report.stats.update(sess.stats)
     if any(r.status in DAMAGING for r in report.results):
@@ -355,18 +389,20 @@ def check_scalar(ir_text_or_case: str | Case, kernel: str | None = None,
     """Run only the scalar kernel at each NDRange: one result per NDRange,
     `match` (it ran cleanly), `scalar-fault` or `unsupported-input`. For
     generator self-checks and corpus surveys."""
-    from .infer import infer_case
+    from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel:
         case = infer_case(case, kernel)
+    else:
+        validate_case(case)
     nds = _ndranges(ndranges) or case.ndranges
     report = CheckReport(case.kernel or "")
     pool = W.get_pool()
     wk = pool.acquire()
     try:
         _check_in(wk, report, case, case.kernel or "", [], nds, tuple(case.args or ()),
-                  case.seed, None, timeout, opt, scalar_only=True)
+                  case.seed, None, timeout, opt, scalar_only=True, size_buffers=case.inferred_args)
     finally:
         pool.release(wk)
     return report
@@ -384,7 +420,7 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
     from .infer import infer_case
 
     case = _as_case(ir_text_or_case)
-    if not case.is_case or kernel is not None and case.kernel != kernel or layout is not None:
+    if not case.is_case or case.args is None or kernel is not None and case.kernel != kernel or layout is not None:
         case = infer_case(case, kernel, layout=layout)
     nd = parse_ndrange(ndrange) if isinstance(ndrange, str) else ndrange
     args = tuple(case.args or ())

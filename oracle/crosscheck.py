@@ -441,6 +441,9 @@ def crosscheck_kernel(k: CrossKernel, timeout: float = 10.0, oclgrind_timeout: f
     try:
         with _OURS:
             case = infer_case(parse_case(prep.ir), k.kernel)
+        # Both references run exactly this layout: the oracle must not size
+        # its buffers or guess its scalars anew (oracle.reference).
+        case.inferred_args = False
     except CaseError as exc:
         res.reason = "ours: no launch inferred"
         res.detail = str(exc)[:300]

@@ -26,8 +26,8 @@ from .runtime import ARG_SLOT, CFG_SLOTS, FnSig
 EPOCH = "__oracle_san_epoch"
 
 # Record of one fiber (fibers.RECORD_BYTES): status, barrier site, local ids,
-# kind (which function it runs), its context.
-_STATUS, _SITE, _LID, _KIND, _CTX = 0, 8, 16, 40, 48
+# kind (which function it runs), its context, its stack's top (for the sanitizer).
+_STATUS, _SITE, _LID, _KIND, _CTX, _TOP = 0, 8, 16, 40, 48, 56
 RUNNABLE, WAITING, DONE = 0, 1, 2
 SCALAR, PACKET = 0, 1
 # The reversed run's stacks start this much lower (a kernel that keeps the
@@ -189,6 +189,8 @@ entry:
   %neg = sub i64 0, %shift
   %top2 = getelementptr i8, ptr %top, i64 %neg
   ; What the kernel's frame finds before it writes it: the run's own bytes.
+  %ptop = getelementptr i8, ptr %rec, i64 {_TOP}
+  store ptr %top2, ptr %ptop, align 8
   %low = getelementptr i8, ptr %top2, i64 -{STACK_FILL_BYTES}
   call void @llvm.memset.p0.i64(ptr %low, i8 %fill, i64 {STACK_FILL_BYTES}, i1 false)
   call void @__oracle_fiber_start(ptr %ctx, ptr %lo, ptr %top2, ptr %fn)
@@ -288,6 +290,30 @@ resume:
   %p2 = getelementptr i8, ptr %rec, i64 {_LID + 16}
   %l2 = load i64, ptr %p2, align 8
   store i64 %l2, ptr {_state(2)}, align 8
+  ; The sanitizer's hooks: the work-item (global linear id + 1) and its stack.
+  %gg0 = load i64, ptr {_state(3)}, align 8
+  %gg1 = load i64, ptr {_state(4)}, align 8
+  %gg2 = load i64, ptr {_state(5)}, align 8
+  %ls0 = load i64, ptr {_state(6)}, align 8
+  %ls1 = load i64, ptr {_state(7)}, align 8
+  %ls2 = load i64, ptr {_state(8)}, align 8
+  %gs0 = load i64, ptr {_state(16)}, align 8
+  %gs1 = load i64, ptr {_state(17)}, align 8
+  %gm0 = mul i64 %gg0, %ls0
+  %gi0 = add i64 %gm0, %l0
+  %gm1 = mul i64 %gg1, %ls1
+  %gi1 = add i64 %gm1, %l1
+  %gm2 = mul i64 %gg2, %ls2
+  %gi2 = add i64 %gm2, %l2
+  %lin2 = mul i64 %gi2, %gs1
+  %lin1 = add i64 %lin2, %gi1
+  %lin1m = mul i64 %lin1, %gs0
+  %lin0 = add i64 %lin1m, %gi0
+  %item = add i64 %lin0, 1
+  store i64 %item, ptr @__oracle_san_item, align 8
+  %ptop = getelementptr i8, ptr %rec, i64 {_TOP}
+  %top = load i64, ptr %ptop, align 8
+  store i64 %top, ptr @__oracle_san_stack_hi, align 8
   store ptr %rec, ptr @__oracle_wg_cur, align 8
   %cp = getelementptr i8, ptr %rec, i64 {_CTX}
   %ctx = load ptr, ptr %cp, align 8

@@ -134,6 +134,16 @@ def take_fault() -> str | None:
     return ctypes.string_at(p.address + _MESSAGE).decode(errors="replace")
 
 
+def abandon() -> None:
+    """Free the pool after a run was left in the middle of a group (the
+    sanitizer's run-time library stops a run at its first finding by a long
+    jump back to the caller, out of whichever fiber made the access): the
+    abandoned fibers' stacks are reused by the next run, and the pool is no
+    longer busy. A no-op when no run holds the pool."""
+    if _POOL is not None:
+        _POOL.word(_BUSY).value = 0
+
+
 def stacks_allocated() -> int:
     """How many fiber stacks this process has mapped so far."""
     return pool().word(_NSTACKS).value

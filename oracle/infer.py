@@ -4,10 +4,22 @@ The kernel is the one asked for, else the one a lit `RUN:` line names with
 `-k`, else the first `spir_kernel` (else the first defined function not
 named like a helper). Pointer parameters become buffers whose element type is
 the scalar type the kernel most often loads, stores or indexes through them;
-they are sized from the NDRange with generous slack, so that a kernel with
-bounded accesses never faults. Scalars get small deterministic values. The
-NDRanges cover a multiple-of-W local size, a remainder, local size 1 and,
-when the kernel queries dimensions 1/2, a 3-D range with offsets.
+they are sized from the NDRange with generous slack (and the oracle then
+sizes them to the bytes the sanitized reference touched, growing them where
+the kernel reaches further: oracle.reference). Scalars get small
+deterministic values.
+
+The launch follows the work-item ids the kernel asks for, read from its
+call sites (and those of the functions it calls): an NDRange extends only
+along dimensions whose id (global, local or group id; a linear id counts for
+all three, as does a dimension argument that is not a constant) the kernel
+queries, because work-items that differ only along another dimension would
+compute the same thing and race on their outputs (a sub-group id counts
+for dimension 0). The ranges cover a
+multiple-of-W local size, a remainder, local size 1 and, when more than one
+dimension is queried, 3-D shapes with offsets. A kernel that queries no id
+runs as one work-item (a task). The dimensions to vectorize along are the
+queried ones.
 """
 
 from __future__ import annotations
@@ -20,18 +32,27 @@ import llvmlite.binding as llvm
 
 from vectorizer.llvm_context import new_context, parse_in
 
-from .case import ArgSpec, Case, CaseError, parse_arg, parse_ndrange
+from .case import ArgSpec, Case, CaseError, NDRange, parse_arg, parse_ndrange
 from .jit import initialize, strip_calling_conventions
+from .runtime import base_name
 
-ND_1D = ["global=64 local=16", "global=36 local=12 offset=5", "global=3 local=1"]
-ND_3D = ["global=8,6,4 local=4,3,2 offset=3,1,2", "global=16,4,2 local=8,4,2"]
+# (global, local, offset) per dimension.
+ND_1D = [(64, 16, 0), (36, 12, 5), (3, 1, 0)]
+ND_3D = [((8, 6, 4), (4, 3, 2), (3, 1, 2)), ((16, 4, 2), (8, 4, 2), (0, 0, 0))]
+ND_TASK = "global=1 local=1"
+# Work-item queries that tell work-items apart along their dimension, and
+# those that tell them apart along all three.
+_ID_QUERIES = {"get_global_id", "get_local_id", "get_group_id"}
+_ALL_DIM_QUERIES = {"get_global_linear_id", "get_local_linear_id"}
+# Sub-groups are formed along dimension 0 (the packets of a vectorization
+# along it): a sub-group id tells work-items apart along that dimension.
+_DIM0_QUERIES = {"get_sub_group_local_id", "get_sub_group_id"}
 
 _LLVM_TO_ELEM = {
     "i1": "i8", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
     "half": "f16", "float": "f32", "double": "f64", "ptr": "i64",
 }
 _SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "f32": 4, "f64": 8}
-_WI_CALL = re.compile(r"@(?:__mux_get_|_Z\d+get_)(\w+?)(?:[jm])?\((?:i32|i64)(?: noundef)? ([^)]*)\)")
 
 
 def _type_bytes(ty: str) -> int:
@@ -115,6 +136,32 @@ def _function_body(text: str, name: str) -> str:
     return text[m.start() : end if end >= 0 else len(text)]
 
 
+_SPIR_KERNEL = re.compile(r'^define [^@\n]*\bspir_kernel\b[^@\n]*@("(?:[^"\\]|\\[0-9A-Fa-f]{2}|\\\\)*"|[-\w.$]+)\(',
+                          re.M)
+
+
+def unquote_name(name: str) -> str:
+    """`"my kernel"` -> `my kernel` (LLVM's `\\XX` escapes decoded); bare names as they are."""
+    if not name.startswith('"'):
+        return name
+    raw = name[1:-1].encode("utf-8", "surrogateescape")
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        if raw[i] == 0x5C and re.fullmatch(rb"[0-9A-Fa-f]{2}", raw[i + 1 : i + 3]):
+            out.append(int(raw[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def spir_kernels(text: str) -> list[str]:
+    """The names of the `spir_kernel` functions defined in LLVM text, in order."""
+    return [unquote_name(m.group(1)) for m in _SPIR_KERNEL.finditer(text)]
+
+
 def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     """The kernel to run: requested, a RUN line's `-k`, the first spir_kernel,
     else the first defined function that does not look like a helper."""
@@ -126,9 +173,7 @@ def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     for m in re.finditer(r"^;\s*RUN:.*?\s-k[ =]?([\w.$]+)", text, re.M):
         if m.group(1) in defined:
             return m.group(1)
-    canon = str(mod)
-    for m in re.finditer(r"^define [^@\n]*spir_kernel [^@\n]*@([\w.$\"]+)\(", canon, re.M):
-        name = m.group(1).strip('"')
+    for name in spir_kernels(str(mod)) or spir_kernels(text):
         if name in defined and not name.startswith("__vecz_"):
             return name
     for name in defined:
@@ -137,18 +182,116 @@ def pick_kernel(text: str, mod: llvm.ModuleRef, requested: str | None) -> str:
     raise CaseError("no kernel function found in the module")
 
 
-def queried_dims(text: str) -> set[int]:
-    """Dimensions the module's work-item queries ask about (all three when a
-    dimension is not a constant)."""
+def reachable_functions(mod: llvm.ModuleRef, root: str) -> list[llvm.ValueRef]:
+    """`root` and the defined functions it may call (any reference counts)."""
+    fns = {f.name: f for f in mod.functions}
+    order: list[llvm.ValueRef] = []
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in fns:
+            continue
+        seen.add(name)
+        f = fns[name]
+        order.append(f)
+        if f.is_declaration:
+            continue
+        for b in f.blocks:
+            for ins in b.instructions:
+                for op in ins.operands:
+                    if op.name and op.name in fns and op.name not in seen:
+                        stack.append(op.name)
+    return order
+
+
+def id_dims(mod: llvm.ModuleRef, kernel: str) -> set[int]:
+    """Dimensions along which `kernel` (or a function it calls) asks for a
+    work-item's id, read from the call sites: all three for a linear id or a
+    dimension that is not a constant."""
     dims: set[int] = set()
-    for m in _WI_CALL.finditer(text):
-        arg = m.group(2).strip()
-        if arg.isdigit():
-            if int(arg) < 3:
-                dims.add(int(arg))
-        else:
-            dims |= {0, 1, 2}
+    for f in reachable_functions(mod, kernel):
+        if f.is_declaration:
+            continue
+        for b in f.blocks:
+            for ins in b.instructions:
+                if ins.opcode != "call":
+                    continue
+                ops = list(ins.operands)
+                base = base_name(ops[-1].name) if ops and ops[-1].name else None
+                if base in _ALL_DIM_QUERIES:
+                    dims |= {0, 1, 2}
+                elif base in _DIM0_QUERIES:
+                    dims.add(0)
+                elif base in _ID_QUERIES and len(ops) == 2:
+                    arg = ops[0]
+                    if arg.value_kind == llvm.ValueKind.constant_int:
+                        d = arg.get_constant_value()
+                        if 0 <= d < 3:
+                            dims.add(d)
+                    else:
+                        dims |= {0, 1, 2}
     return dims
+
+
+def launch_ndranges(dims: set[int]) -> list[NDRange]:
+    """The NDRanges for a kernel asking for ids along `dims` (module docstring)."""
+    if not dims:
+        return [parse_ndrange(ND_TASK)]
+    work_dim = max(dims) + 1
+    low = min(dims)
+
+    def nd(g: tuple[int, ...], loc: tuple[int, ...], off: tuple[int, ...]) -> NDRange:
+        gs = [g[d] if d in dims else 1 for d in range(work_dim)]
+        ls = [loc[d] if d in dims else 1 for d in range(work_dim)]
+        os_ = [off[d] if d in dims else 0 for d in range(work_dim)]
+        text = f"global={','.join(map(str, gs))} local={','.join(map(str, ls))}"
+        if any(os_):
+            text += f" offset={','.join(map(str, os_))}"
+        return parse_ndrange(text)
+
+    out = []
+    for g, loc, off in ND_1D:
+        # Along the lowest queried dimension only (1 work-item along the others).
+        out.append(nd(*(tuple(v if d == low else fill for d in range(3))
+                        for v, fill in ((g, 1), (loc, 1), (off, 0)))))
+    if len(dims) > 1:
+        out += [nd(g, loc, off) for g, loc, off in ND_3D]
+    return out
+
+
+def check_arg(i: int, a: ArgSpec, ty: str) -> None:
+    """Raise `CaseError` unless layout entry `a` can be parameter `i` of LLVM type `ty`."""
+    if ty.startswith("ptr"):
+        want = "local" if "addrspace(3)" in ty else "buf"
+        if a.kind != want:
+            raise CaseError(f"argument {i} is a {ty}: a `{want}:` entry is needed, not `{a}`")
+        return
+    m = re.fullmatch(r"<(\d+) x (\w+)>", ty)
+    lanes, sty = (int(m.group(1)), m.group(2)) if m else (1, ty)
+    elem = "i8" if sty == "i1" else _LLVM_TO_ELEM.get(sty)
+    want_elem = f"{lanes}x{elem}" if lanes > 1 else elem
+    if a.kind != "scalar" or elem is None or (a.lanes, a.base) != (lanes, elem):
+        raise CaseError(f"argument {i} is a {ty}: a `scalar:{want_elem}:<value>` entry is needed, not `{a}`")
+
+
+def validate_case(case: Case) -> None:
+    """Raise `CaseError` unless the case's IR parses and its `args:` layout
+    fits its kernel's parameters (one entry each, of the right kind and type)."""
+    initialize()
+    try:
+        mod = parse_in(new_context(), strip_calling_conventions(case.ir))
+        mod.verify()
+    except RuntimeError as exc:
+        msg = " ".join(str(exc).split())
+        raise CaseError(f"invalid LLVM IR: {msg[:300]}") from None
+    name = pick_kernel(case.ir, mod, case.kernel)
+    params = list(mod.get_function(name).arguments)
+    args = case.args or []
+    if case.args is not None and len(args) != len(params):
+        raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
+    for i, (a, p) in enumerate(zip(args, params, strict=False)):
+        check_arg(i, a, str(p.type))
 
 
 def infer_case(case: Case, kernel: str | None = None,
@@ -176,15 +319,18 @@ def infer_case(case: Case, kernel: str | None = None,
     canon = str(mod)
     fn = mod.get_function(name)
     params = list(fn.arguments)
-    dims_used = queried_dims(canon)
-    nds = case.ndranges or [parse_ndrange(n) for n in ND_1D + (ND_3D if dims_used - {0} else [])]
+    dims_used = id_dims(mod, name)
+    nds = case.ndranges or launch_ndranges(dims_used)
     items = max(nd.total for nd in nds)
     local_items = max(nd.local_size[0] * nd.local_size[1] * nd.local_size[2] for nd in nds)
+    inferred = False
     if layout is not None:
         args = [parse_arg(a) if isinstance(a, str) else a for a in layout]
     elif case.args is not None:
         args = list(case.args)
+        inferred = case.inferred_args
     else:
+        inferred = True
         body = _function_body(canon, name)
         args = []
         for i, a in enumerate(params):
@@ -215,9 +361,12 @@ def infer_case(case: Case, kernel: str | None = None,
                 args.append(ArgSpec("scalar", f"{lanes}x{elem}" if lanes > 1 else elem, value=value))
     if len(args) != len(params):
         raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
+    if not inferred:
+        for i, (a, p) in enumerate(zip(args, params, strict=True)):
+            check_arg(i, a, str(p.type))
     dims = case.dims or sorted(dims_used & {0, 1, 2}) or [0]
     return Case(
         ir=case.ir, kernel=name, args=args, ndranges=nds, widths=case.widths, dims=dims,
         choices=case.choices, seed=case.seed, origin=case.origin or "inferred layout",
-        failure=case.failure, extra=case.extra, is_case=True,
+        failure=case.failure, extra=case.extra, is_case=True, inferred_args=inferred,
     )

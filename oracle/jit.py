@@ -20,7 +20,9 @@ from vectorizer.llvm_bridge import host_target_machine, initialize
 from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
 from . import runtime, workgroup
+from .instrument import BOUNDS, GLOBALS_FN, RUN_EPOCH, Instrumented, instrument
 from .runtime import FnSig, Unsupported, parse_fn_type
+from .sanitizer import Sanitizer, SanitizerReport, library
 
 _CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
 _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
@@ -60,6 +62,11 @@ class Variant:
 
 # The driver key of the scalar kernel run in reverse work-item order.
 REVERSED = "reversed"
+# The driver keys of the sanitized scalar kernel (oracle.sanitizer), strict
+# and in probe mode. A `Variant` with key SANITIZED in `build`'s list asks
+# for the sanitized copy (its other fields are not used).
+SANITIZED = "sanitized"
+PROBE = "sanitized-probe"
 
 
 @dataclass
@@ -70,15 +77,24 @@ class Program:
     drivers: dict[str, int]  # variant key ("" for scalar) -> driver address
     errors: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (status, detail)
     compile_seconds: float = 0.0
+    sanitizer: Sanitizer | None = None
     _fns: dict[str, object] = field(default_factory=dict)
 
-    def run(self, key: str, args_addr: int, cfg_addr: int) -> None:
-        """Run the driver of variant `key` (`""`: scalar) natively."""
+    def run(self, key: str, args_addr: int, cfg_addr: int, buffers: list | None = None) -> SanitizerReport | None:
+        """Run the driver of variant `key` (`""`: scalar) natively. The
+        sanitized keys (SANITIZED, PROBE) need the run's `buffers` (the
+        worker's GuardedBuffers, None for scalars) and return the sanitizer's
+        report; other runs return None."""
+        if key in (SANITIZED, PROBE):
+            if self.sanitizer is None:
+                raise KeyError(f"program built without the sanitizer: {self.errors.get(SANITIZED)}")
+            return self.sanitizer.run(self.drivers[SANITIZED], args_addr, cfg_addr, buffers, probe=key == PROBE)
         fn = self._fns.get(key)
         if fn is None:
             proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
             fn = self._fns[key] = proto(self.drivers[key])
         fn(args_addr, cfg_addr)  # type: ignore[operator]
+        return None
 
 
 def strip_memory_effects(text: str) -> str:
@@ -113,7 +129,50 @@ def _noinline(fn: llvm.ValueRef) -> None:
 
 
 def _quote(name: str) -> str:
-    return name if re.fullmatch(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*", name) else '"' + name + '"'
+    return runtime.quote_name(name)
+
+
+def _drop_unreachable(mod: llvm.ModuleRef, tm: llvm.TargetMachine, roots: list[str]) -> None:
+    """Delete the functions nothing we run can call (the file's other kernels
+    and their helpers): they may use what the runtime cannot provide or LLVM
+    cannot compile for the host (barriers, images and samplers)."""
+    live = _reachable(mod, roots)
+    for f in mod.functions:
+        if not f.is_declaration and f.name not in live:
+            f.linkage = llvm.Linkage.internal
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    mpm.run(mod, pb)
+
+
+def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
+    """The functions (defined or declared) `roots` may call, directly or
+    through other functions of `mod` (any reference to a function counts)."""
+    fns = {f.name: f for f in mod.functions}
+    seen: set[str] = set()
+    stack = [r for r in roots if r in fns]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        f = fns[name]
+        if f.is_declaration:
+            continue
+        for b in f.blocks:
+            for ins in b.instructions:
+                for op in ins.operands:
+                    n = op.name
+                    if n and n in fns and n not in seen:
+                        stack.append(n)
+    return seen
+
+
+def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
+    """Declared functions that the functions `roots` may call."""
+    decl = {f.name for f in mod.functions if f.is_declaration}
+    return _reachable(mod, roots) & decl
 
 
 def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
@@ -129,6 +188,8 @@ def _check_symbols(names: dict[str, FnSig]) -> None:
     host process can provide."""
     em = runtime._Emitter()
     for name, sig in names.items():
+        if name.startswith("__oracle_san_"):
+            continue  # the sanitizer's library (published before the engine is made)
         if runtime.builtin_definition(name, sig, em) is None and not llvm.address_of_symbol(name):
             raise Unsupported(f"undefined function {name}")
 
@@ -145,6 +206,8 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     initialize()
     tm = target_machine(opt)
     ctx = new_context()
+    sanitize = any(v.key == SANITIZED for v in variants)
+    variants = [v for v in variants if v.key != SANITIZED]
     try:
         main = _parse(text, ctx, tm)
     except RuntimeError as exc:
@@ -161,8 +224,26 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
             raise Unsupported(f"kernel parameter of type {p}")
     scalar_decls = _declared(main)
-    _check_symbols(scalar_decls)
+    used = _reachable_declarations(main, [kernel])
+    _check_symbols({n: s for n, s in scalar_decls.items() if n in used})
     errors: dict[str, tuple[str, str]] = {}
+    info: Instrumented | None = None
+    if sanitize:
+        # The sanitized copy lives in the same module as the kernel (it shares
+        # the kernel's globals); the vectorized variants never call it.
+        try:
+            info = instrument(str(main), kernel)
+            main = _parse(info.text, ctx, tm)
+            kfn = main.get_function(kernel)
+            _noinline(main.get_function(info.entry))
+        except Exception as exc:  # our IR could not read or rewrite it: run unsanitized
+            info = None
+            main = _parse(text, ctx, tm)
+            kfn = main.get_function(kernel)
+            _noinline(kfn)
+            detail = " ".join(str(exc).split())[:300]
+            errors[SANITIZED] = ("unsupported-input", f"the sanitizer cannot instrument this kernel: "
+                                 f"{type(exc).__name__}: {detail}")
     shapes: list[tuple[str, str, int, int, bool]] = []
     keys: dict[str, str] = {}
     for i, v in enumerate(variants):
@@ -176,7 +257,8 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         except NameError:
             errors[v.key] = ("vectorizer-error", f"vectorized function {v.function} not in output")
             continue
-        new = {n: s for n, s in _declared(vm).items() if n not in scalar_decls}
+        vused = _reachable_declarations(vm, [v.function])
+        new = {n: s for n, s in _declared(vm).items() if n not in scalar_decls and n in vused}
         try:
             _check_symbols(new)
         except Unsupported as exc:
@@ -204,12 +286,20 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             continue
         keys[v.key] = f"__oracle_run_v{i}"
         shapes.append((keys[v.key], vname, v.width, v.dim, v.predicated))
+    if info is not None:
+        # The run-time library is compiled once per process, optimised, and
+        # published as symbols the engine resolves the checks' calls to.
+        library()
+    roots = [kernel, *(name for _, name, _, _, _ in shapes), *([info.entry, GLOBALS_FN] if info else [])]
+    _drop_unreachable(main, tm, roots)
     declared = _declared(main)
-    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes, workgroup.local_globals(main, tm.target_data))
+    rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes, workgroup.local_globals(main, tm.target_data),
+                                        sanitized=info.entry if info else None)
     # External globals (Vecz's lit tests model local memory so) get a zeroed
     # definition: reading them must not fault.
     for g in main.global_variables:
-        if g.is_declaration and not g.name.startswith("llvm.") and not llvm.address_of_symbol(g.name):
+        if (g.is_declaration and not g.name.startswith(("llvm.", "__oracle_"))
+                and not llvm.address_of_symbol(g.name)):
             m = re.search(r"addrspace\((\d+)\)", str(g.type))
             space = f" addrspace({m.group(1)})" if m else ""
             rt_text += f"\n@{_quote(g.name)} ={space} global {g.global_value_type} zeroinitializer, align 64\n"
@@ -230,4 +320,11 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     }
     for key, dname in keys.items():
         drivers[key] = engine.get_function_address(dname)
-    return Program(engine, drivers, errors, time.perf_counter() - t0)
+    san = None
+    if info is not None:
+        drivers[SANITIZED] = engine.get_function_address(runtime.SANITIZED_DRIVER)
+        hooks = tuple(engine.get_global_value_address(f"__oracle_san_{h}")
+                      for h in ("item", "epoch", "group_epoch", "stack_hi"))
+        san = Sanitizer(info, engine.get_function_address(GLOBALS_FN), hooks,  # type: ignore[arg-type]
+                        engine.get_global_value_address(BOUNDS), engine.get_global_value_address(RUN_EPOCH))
+    return Program(engine, drivers, errors, time.perf_counter() - t0, san)

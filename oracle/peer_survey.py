@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,14 +21,13 @@ from pathlib import Path
 
 from .case import CaseError
 from .check import check
+from .infer import spir_kernels
 from .survey import DEFAULT_DIR
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
 # Worst first: a kernel is summarised by the worst status of its configurations.
-ORDER = (*FAILING, "scalar-fault", "unsupported-input", "not-vectorized", "match")
+ORDER = (*FAILING, "scalar-fault", "scalar-race", "unsupported-input", "not-vectorized", "match")
 
-_KERNEL = re.compile(r'^define [^@\n]*spir_kernel [^@\n]*@"?([\w.$]+)"?\(', re.M)
-_ID_DIM = re.compile(r"get_(?:global|local)_id[jm]?\((?:i32|i64)(?: noundef)? (\d)\)")
 
 
 @dataclass
@@ -49,12 +47,7 @@ class KernelVerdict:
 
 def kernels_of(text: str) -> list[str]:
     """The `spir_kernel` functions defined in `text`."""
-    return _KERNEL.findall(text)
-
-
-def dims_indexed(text: str) -> list[int]:
-    """The dimensions whose work-item ids the module queries (at least 0)."""
-    return sorted({int(d) for d in _ID_DIM.findall(text)} & {0, 1, 2}) or [0]
+    return spir_kernels(text)
 
 
 def survey_file(
@@ -70,10 +63,10 @@ def survey_file(
     except IRError as exc:
         return [KernelVerdict(name, "-", "unsupported-input", detail=f"LLVM rejects the file: {exc}")]
     out = []
-    dims = dims_indexed(canonical)
     for kernel in kernels_of(canonical):
         try:
-            report = check(text, kernel=kernel, widths=widths, dims=dims, choices=choices, timeout=10)
+            # Dimensions: those whose ids the kernel queries (oracle.infer).
+            report = check(text, kernel=kernel, widths=widths, choices=choices, timeout=10)
         except CaseError as exc:
             out.append(KernelVerdict(name, kernel, "unsupported-input", detail=str(exc)))
             continue

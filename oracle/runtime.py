@@ -18,6 +18,26 @@ State layout (i64 slots): 0-2 local id, 3-5 group id, 6-8 local size,
 `cfg` (i64 slots) as passed by the worker: 0-2 local size, 3-5 number of
 groups, 6-8 offset, 9 work dim, 10 number of local buffers, then from slot 16
 pairs (pointer, bytes) of local buffers zeroed at the start of every group.
+
+Sanitizer hooks (oracle/sanitizer_rt.c reads them; defined here so that every
+program, sanitized or not, has them):
+- `@__oracle_san_epoch` (i64): the barrier-interval counter. Every driver
+  adds 1 at the start of each work-group and stores the result in
+  `@__oracle_san_group_epoch`. A barrier implementation must add 1 each time
+  the whole work-group passes a barrier: accesses of one group are then
+  racing only within one interval, while a global-memory access of another
+  group (an epoch below the group's start) always races.
+- `@__oracle_san_item` (i64): the running work-item's global linear id + 1.
+  The sanitized driver sets it before each call; an implementation that
+  switches work-items (fibers) must set it on every switch.
+- `@__oracle_san_stack_hi` (i64): the top of the running work-item's stack
+  (set by `__oracle_san_run`); a pointer the sanitizer cannot attribute to an
+  object is accepted as private memory between the current frame and this.
+  An implementation running work-items on their own stacks (fibers) must set
+  it to the running fiber's stack top on every switch.
+- Work-groups run one after another, and local memory (arguments and
+  `addrspace(3)` globals) belongs to the running group: its shadow records
+  from earlier groups are ignored rather than cleared.
 """
 
 from __future__ import annotations
@@ -30,6 +50,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .workgroup import LocalGlobal
+
+from vectorizer.ir.types import quote_name
 
 ARG_SLOT = 64  # bytes per kernel argument in the argument blob (fits <16 x i32>)
 CFG_SLOTS = 16  # fixed cfg slots before the local-buffer pairs
@@ -284,7 +306,7 @@ def _work_item(name: str, base: str, sig: FnSig, em: _Emitter) -> str:
         else:  # number of sub-groups
             v = "1"
         _ret_int(v, ret, body, em)
-    return f"define {ret} @{name}({params}) {{\nentry:\n" + "\n".join(body) + "\n}"
+    return f"define {ret} @{quote_name(name)}({params}) {{\nentry:\n" + "\n".join(body) + "\n}"
 
 
 def _splat(v: str, scalar_ty: str, vec_ty: str, em: _Emitter, body: list[str]) -> str:
@@ -301,7 +323,7 @@ def _math(name: str, base: str, sig: FnSig, em: _Emitter) -> str | None:
     ret, ps = sig.ret, list(sig.params)
     args = [f"%a{i}" for i in range(len(ps))]
     body: list[str] = []
-    head = f"define {ret} @{name}(" + ", ".join(f"{t} {a}" for t, a in zip(ps, args, strict=False)) + ") {\nentry:\n"
+    head = f"define {ret} @{quote_name(name)}(" + ", ".join(f"{t} {a}" for t, a in zip(ps, args, strict=False)) + ") {\nentry:\n"
 
     def widen(vals: list[str]) -> list[str]:
         # Mixed overloads such as fmax(float2, float): splat the scalar operands.
@@ -490,19 +512,46 @@ def _set_state(slot: int, val: str) -> list[str]:
 
 def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
     args = ", ".join(f"{t} %arg{i}" for i, t in enumerate(sig.params))
-    return [f"  call {sig.ret} @{fn}({args})"]
+    return [f"  call {sig.ret} @{quote_name(fn)}({args})"]
+
+
+def _set_item() -> list[str]:
+    """Store the running work-item's global linear id + 1 in `@__oracle_san_item`."""
+    lines = []
+    for d in range(3):
+        lines += [
+            f"  %si.g{d}p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {3 + d}",
+            f"  %si.g{d} = load i64, ptr %si.g{d}p, align 8",
+            f"  %si.l{d}p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 {d}",
+            f"  %si.l{d} = load i64, ptr %si.l{d}p, align 8",
+            f"  %si.m{d} = mul i64 %si.g{d}, %c{d}",
+            f"  %si.id{d} = add i64 %si.m{d}, %si.l{d}",
+        ]
+    lines += [
+        "  %si.a = mul i64 %si.id2, %gs1",
+        "  %si.b = add i64 %si.a, %si.id1",
+        "  %si.c = mul i64 %si.b, %gs0",
+        "  %si.d = add i64 %si.c, %si.id0",
+        "  %si.e = add i64 %si.d, 1",
+        "  store i64 %si.e, ptr @__oracle_san_item, align 8",
+    ]
+    return lines
 
 
 def driver(
     name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None, reverse: bool = False,
     prologue: Sequence[str] = (),
+    sanitized: bool = False,
 ) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
     `(vector function, width, dim, predicated)`. `reverse` runs the scalar
     work-items and groups in the opposite order, on a shifted stack (the
     check that the result depends on nothing but the work-items' inputs).
-    `prologue`: IR lines run at every group's start (workgroup.group_prologue)."""
-    lines = [f"define void @{name}(ptr %args, ptr %cfg) {{", "entry:"]
+    `prologue`: IR lines run at every group's start (workgroup.group_prologue:
+    a new barrier interval for the sanitizer, zeroed `__local` globals).
+    `sanitized` drives the sanitized copy: it also keeps
+    `@__oracle_san_item` up to date."""
+    lines = [f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{", "entry:"]
     if reverse:
         # Move the kernel's stack frame too: a kernel that writes the address
         # of a private variable then gives other bytes, and is caught.
@@ -543,7 +592,8 @@ def driver(
     if vector is None:
         i0, v0 = index("l0", "%c0")
         l0loop: list[str] = []
-        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + _call_kernel(kernel, sig, "s"))
+        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + (_set_item() if sanitized else [])
+              + _call_kernel(kernel, sig, "s"))
         i1, v1 = index("l1", "%c1")
         l1loop: list[str] = []
         _loop(l1loop, "l1", "%c1", i1 + _set_state(1, v1) + l0loop)
@@ -617,18 +667,25 @@ def driver(
     return "\n".join(lines)
 
 
+SANITIZED_DRIVER = "__oracle_run_sanitized"
+
+
 def runtime_module(
     declared: dict[str, FnSig],
     kernel: str,
     kernel_sig: FnSig,
     variants: list[tuple[str, str, int, int, bool]],
     local_globals: Sequence[LocalGlobal] = (),
+    *,
+    sanitized: str | None = None,
 ) -> tuple[str, list[str]]:
     """The runtime module text: state, builtin definitions for `declared`
     (name -> signature) and drivers. `variants` are (driver name, vector
     function, width, dim, predicated); `local_globals` the module's `__local`
     globals (workgroup.local_globals). Modules declaring a barrier get the
-    work-group runtime's fiber drivers. Returns (text, names left undefined)."""
+    work-group runtime's fiber drivers. `sanitized` names the sanitized copy
+    of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
+    Returns (text, names left undefined)."""
     from . import workgroup
 
     em = _Emitter()
@@ -641,23 +698,38 @@ def runtime_module(
         else:
             em.defs.append(d)
     em.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
-    kdecl = [f"declare {kernel_sig.ret} @{kernel}({', '.join(kernel_sig.params)})"]
+    params = ", ".join(kernel_sig.params)
+    kdecl = [f"declare {kernel_sig.ret} @{quote_name(kernel)}({params})"]
     for _, vfn, _, _, _ in variants:
         if vfn != kernel:
-            kdecl.append(f"declare {kernel_sig.ret} @{vfn}({', '.join(kernel_sig.params)})")
+            kdecl.append(f"declare {kernel_sig.ret} @{quote_name(vfn)}({params})")
+    if sanitized is not None:
+        kdecl.append(f"declare {kernel_sig.ret} @{quote_name(sanitized)}({params})")
     shared = workgroup.shared_text(local_globals, em.intrinsic)
     if workgroup.uses_barriers(declared):
-        drivers = [workgroup.runtime_text(kernel, kernel_sig, variants, local_globals, em.intrinsic)]
+        drivers = [workgroup.runtime_text(kernel, kernel_sig, variants, local_globals, em.intrinsic,
+                                          sanitized=sanitized)]
     else:
         pro = workgroup.group_prologue(local_globals)
         drivers = [
             driver("__oracle_run_scalar", kernel, kernel_sig, None, prologue=pro),
             driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True, prologue=pro),
         ]
+        if sanitized is not None:
+            drivers.append(driver(SANITIZED_DRIVER, sanitized, kernel_sig, None, prologue=pro, sanitized=True))
         for dname, vfn, w, dim, pred in variants:
             drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred), prologue=pro))
+    # The sanitizer's run-time library (another module) reads these: external
+    # then; internal otherwise, so that optimised programs (the benchmark's)
+    # keep all their freedom.
+    link = "" if sanitized is not None else "internal "
     text = "\n\n".join(
-        ["@__oracle_st = internal global [24 x i64] zeroinitializer, align 8", shared]
+        [f"@__oracle_st = {link}global [24 x i64] zeroinitializer, align 16",
+         f"@__oracle_san_epoch = {link}global i64 0, align 8",
+         f"@__oracle_san_group_epoch = {link}global i64 0, align 8",
+         f"@__oracle_san_stack_hi = {link}global i64 0, align 8",
+         f"@__oracle_san_item = {link}global i64 0, align 8",
+         shared]
         + sorted(em.decls.values())
         + kdecl
         + em.defs

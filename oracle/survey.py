@@ -1,16 +1,20 @@
 """Run every kernel of a foreign corpus scalar under inferred layouts.
 
     python -m oracle.survey [DIR] [--all] [--jobs N]
+    python -m oracle.survey --realworld [DIR] [--suite S]... [--verbose] [--json]
 
 By default only kernels that use nothing but work-item builtins and LLVM
 intrinsics are run (the oracle's promise: none of them may scalar-fault);
 `--all` runs every file. Prints one line per file that did not run cleanly,
-with the reason, then counts.
+with the reason, then counts. `--realworld` surveys real OpenCL kernels
+instead (oracle.realworld): per suite, how many the oracle can judge and why
+not the rest.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -68,7 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", nargs="?", default=str(DEFAULT_DIR))
     p.add_argument("--all", action="store_true", help="also run kernels calling other builtins")
     p.add_argument("--jobs", type=int, default=0)
+    p.add_argument("--realworld", action="store_true",
+                   help="survey ../shared/realworld-dev (or DIR) per suite instead")
+    p.add_argument("--suite", action="append", help="with --realworld: only this suite (repeatable)")
+    p.add_argument("--verbose", action="store_true", help="with --realworld: one line per kernel not judged")
+    p.add_argument("--json", action="store_true", help="with --realworld: print the verdicts as JSON")
     ns = p.parse_args(argv)
+    if ns.realworld:
+        return _realworld(ns)
     files = sorted(Path(ns.dir).rglob("*.ll"))
     if not ns.all:
         files = [f for f in files if only_work_item_builtins(f.read_text(errors="replace"))]
@@ -82,6 +93,30 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{f.name}: {v}: {d}")
     print(f"{len(files)} files: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
     return 1 if counts.get("scalar-fault") else 0
+
+
+def _realworld(ns: argparse.Namespace) -> int:
+    from . import realworld
+
+    root = Path(ns.dir) if ns.dir != str(DEFAULT_DIR) else realworld.DEFAULT_DIR
+    if not (root / "catalogue.json").is_file():
+        print(f"survey: error: no catalogue.json in {root}", file=sys.stderr)
+        return 2
+
+    def progress(i: int, n: int) -> None:
+        print(f"\r[{i}/{n}]", end="", file=sys.stderr, flush=True)
+
+    results = realworld.run(root, ns.suite, ns.jobs or worker.get_pool().size, progress)
+    print(file=sys.stderr)
+    if ns.json:
+        print(json.dumps(realworld.to_json(results), indent=1))
+        return 0
+    if ns.verbose:
+        for k in results:
+            if not k.judged:
+                print(f"{k.suite}/{k.kernel}: {k.reason}: {k.detail[:200]}")
+    print(realworld.table(results))
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

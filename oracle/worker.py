@@ -116,13 +116,14 @@ class Executor:
             cfg[16 + 2 * k] = addr
             cfg[17 + 2 * k] = nbytes
         t0 = time.perf_counter()
-        prog.run(variant, ctypes.addressof(blob), ctypes.addressof(cfg))
+        # Sanitized runs (oracle.sanitizer) also return their report.
+        extra = prog.run(variant, ctypes.addressof(blob), ctypes.addressof(cfg), bufs)
         dt = time.perf_counter() - t0
         out = [b.array.tobytes() if a.kind == "buf" else None for a, b in zip(layout, bufs, strict=False)]
         overruns = [i for i, (a, b) in enumerate(zip(layout, bufs, strict=False)) if a.kind == "buf" and b.overrun()]
         if overruns:
             return ("overrun", f"wrote past the end of buffer(s) {', '.join(map(str, overruns))}")
-        return ("ok", out, dt)
+        return ("ok", out, dt) if extra is None else ("ok", out, dt, extra)
 
 
 def scalar_bytes(a: ArgSpec) -> bytes:

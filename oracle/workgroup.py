@@ -30,8 +30,11 @@ the runtime share one copy, zeroed at every group start too. OpenCL leaves
 their contents undefined; zeroing makes every run see the same.
 
 `@__oracle_san_epoch` (i64) counts barrier intervals for the sanitizer: it
-is incremented at each group's start and each time a group passes a barrier,
-in every driver.
+is incremented at each group's start (which also sets
+`@__oracle_san_group_epoch`) and each time a group passes a barrier, in
+every driver; the scheduler sets `@__oracle_san_item` and
+`@__oracle_san_stack_hi` to the resumed fiber's on every switch (see the
+sanitizer hooks in oracle/runtime.py).
 """
 
 from __future__ import annotations
@@ -135,7 +138,7 @@ def local_globals(mod: llvm.ModuleRef, target_data: llvm.TargetData) -> list[Loc
 def shared_text(local: Sequence[LocalGlobal], intrinsic: Callable[[str, str, list[str]], str]) -> str:
     """Globals every runtime module has: the epoch counter and declarations
     of the kernel's `__local` globals."""
-    lines = [f"@{EPOCH} = global i64 0, align 8"]
+    lines = []  # the epoch and the other sanitizer hooks: runtime.runtime_module
     for g in local:
         if g.declare:
             lines.append(f"@{quote(g.name)} = external addrspace(3) global [{g.nbytes} x i8], align 1")
@@ -151,6 +154,8 @@ def group_prologue(local: Sequence[LocalGlobal]) -> list[str]:
         f"  %wg.ep0 = load i64, ptr @{EPOCH}, align 8",
         "  %wg.ep1 = add i64 %wg.ep0, 1",
         f"  store i64 %wg.ep1, ptr @{EPOCH}, align 8",
+        # Where this group's intervals start: an older epoch is another group's.
+        "  store i64 %wg.ep1, ptr @__oracle_san_group_epoch, align 8",
     ]
     for g in local:
         lines.append(
@@ -165,11 +170,13 @@ def runtime_text(
     variants: Sequence[tuple[str, str, int, int, bool]],
     local: Sequence[LocalGlobal],
     intrinsic: Callable[[str, str, list[str]], str],
+    sanitized: str | None = None,
 ) -> str:
     """The fiber runtime, the scheduler and every driver of a module with
-    barriers: `__oracle_run_scalar`, `__oracle_run_scalar_reversed` and one
-    per variant (driver name, vectorized function, width, dim, predicated),
-    with the plain drivers' signature and cfg contract."""
+    barriers: `__oracle_run_scalar`, `__oracle_run_scalar_reversed`, one
+    per variant (driver name, vectorized function, width, dim, predicated)
+    and, for the sanitized copy of the kernel `sanitized`, the runtime's
+    `SANITIZED_DRIVER`, with the plain drivers' signature and cfg contract."""
     intrinsic("llvm.trap", "void", [])
     intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
     prologue = group_prologue(local)
@@ -177,6 +184,12 @@ def runtime_text(
     parts.append(fiber_drivers.entry_text("__oracle_wg_entry_scalar", kernel, kernel_sig, None))
     for name, rev in (("__oracle_run_scalar", False), ("__oracle_run_scalar_reversed", True)):
         parts.append(fiber_drivers.driver_text(name, "__oracle_wg_entry_scalar", None, rev, prologue))
+    if sanitized is not None:
+        from .runtime import SANITIZED_DRIVER
+
+        parts.append(fiber_drivers.entry_text("__oracle_wg_entry_sanitized", sanitized, kernel_sig, None))
+        parts.append(fiber_drivers.driver_text(SANITIZED_DRIVER, "__oracle_wg_entry_sanitized", None, False,
+                                               prologue))
     for dname, vfn, width, dim, pred in variants:
         entry = f"__oracle_wg_entry_{dname}"
         parts.append(fiber_drivers.entry_text(entry, kernel, kernel_sig, vfn))

@@ -162,6 +162,9 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     inlined = inline_calls(clone, module)
     if inlined:
         outcome.remarks.append(f"inlined {inlined} call(s)")
+    from .transform.preserve_library_calls import preserve_library_calls
+
+    preserve_library_calls(clone)
     prepared = llvm_bridge.run_function_passes(print_module(module), temp_name, PREPARATION)
 
     module = parse_module(prepared)

@@ -1,0 +1,124 @@
+"""What the sanitized reference costs: the oracle's scalar reference run of
+every benchmark kernel, plain and sanitized (oracle.sanitizer: bounds and
+race checks on every access), on the benchmark's own inputs.
+
+    python -m bench.sanitizer_cost [--size small|default] [--repeat N] [--opt 0-3] [KERNEL...]
+
+Both runs use one program, compiled as the oracle compiles it (`--opt`, by
+default 0 like `vecz-oracle`), and the same buffers. Prints per kernel the
+best-of-N time of each run and their ratio (sanitized / plain), then the
+largest ratio; exit 1 if a sanitized run reports a fault or a race (the
+benchmark's inputs are valid).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import struct
+import sys
+import time
+
+import numpy as np
+
+from oracle import jit
+from oracle.buffers import GuardedBuffer
+from oracle.case import ArgSpec
+from oracle.runtime import ARG_SLOT, CFG_SLOTS
+
+from .runtime import Buffer
+from .suite import KERNELS, SIZES
+
+_ELEM = {"float32": "f32", "int32": "i32", "uint32": "i32", "float64": "f64", "int64": "i64", "uint64": "i64"}
+
+
+def _layout(problem) -> tuple[list[ArgSpec], list[np.ndarray | None]]:
+    specs, data = [], []
+    for a in problem.args:
+        if isinstance(a, Buffer):
+            specs.append(ArgSpec("buf", _ELEM[a.data.dtype.name], int(a.data.size)))
+            data.append(a.data)
+        else:
+            specs.append(ArgSpec("scalar", _ELEM[np.dtype(a.dtype).name], value=str(a.value)))
+            data.append(None)
+    return specs, data
+
+
+class _Launch:
+    """The oracle's argument blob and NDRange configuration over guarded buffers."""
+
+    def __init__(self, specs: list[ArgSpec], data: list[np.ndarray | None], nd) -> None:
+        self.bufs = [GuardedBuffer(s) if s.kind != "scalar" else None for s in specs]
+        self.data = data
+        self.blob = (ctypes.c_uint8 * (ARG_SLOT * max(1, len(specs))))()
+        for i, (s, b) in enumerate(zip(specs, self.bufs, strict=True)):
+            at = ctypes.addressof(self.blob) + ARG_SLOT * i
+            if b is not None:
+                ctypes.memmove(at, struct.pack("<Q", b.address), 8)
+            else:
+                raw = np.array([float(s.value) if s.base.startswith("f") else int(s.value)],
+                               dtype={"f32": "<f4", "f64": "<f8", "i32": "<i4", "i64": "<i8"}[s.base]).tobytes()
+                ctypes.memmove(at, raw, len(raw))
+        self.cfg = (ctypes.c_uint64 * CFG_SLOTS)()
+        for d in range(3):
+            self.cfg[d] = nd.local_size[d]
+            self.cfg[3 + d] = nd.global_size[d] // nd.local_size[d]
+        self.cfg[9] = nd.work_dim
+
+    def run(self, prog: jit.Program, key: str) -> tuple[float, dict | None]:
+        for b, d in zip(self.bufs, self.data, strict=True):
+            if b is not None:
+                b.array[...] = d.view(b.array.dtype)
+        t0 = time.perf_counter()
+        rep = prog.run(key, ctypes.addressof(self.blob), ctypes.addressof(self.cfg), self.bufs)
+        return time.perf_counter() - t0, rep
+
+
+def measure(name: str, size: str, repeat: int, opt: int) -> tuple[float, float, str]:
+    """(plain seconds, sanitized seconds, sanitizer verdict) of one kernel."""
+    k = KERNELS[name]
+    problem = k.make(size)
+    prog = jit.build(name, k.ir(), [jit.Variant(jit.SANITIZED, name, "", 0, 0, False)], opt)
+    if prog.sanitizer is None:
+        raise RuntimeError(f"{name}: {prog.errors.get(jit.SANITIZED)}")
+    specs, data = _layout(problem)
+    launch = _Launch(specs, data, problem.nd)
+    plain = min(launch.run(prog, "")[0] for _ in range(repeat))
+    best, verdict = float("inf"), "clean"
+    for _ in range(repeat):
+        dt, rep = launch.run(prog, jit.SANITIZED)
+        best = min(best, dt)
+        if rep and rep["status"] != "clean":
+            verdict = rep["status"] + ": " + rep["detail"]
+    return plain, best, verdict
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.sanitizer_cost`."""
+    ap = argparse.ArgumentParser(prog="python -m bench.sanitizer_cost", description=__doc__.split("\n\n")[0])
+    ap.add_argument("kernels", nargs="*", help="benchmark kernels (default: all)")
+    ap.add_argument("--size", choices=SIZES, default="small")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each kind; the best counts (default 3)")
+    ap.add_argument("--opt", type=int, choices=range(4), default=0, help="JIT optimisation level (default 0)")
+    ns = ap.parse_args(argv)
+    names = ns.kernels or list(KERNELS)
+    unknown = [n for n in names if n not in KERNELS]
+    if unknown:
+        print(f"sanitizer_cost: error: unknown kernel(s) {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    jit.initialize()
+    worst, bad = 0.0, False
+    print(f"{'kernel':14} {'plain ms':>10} {'sanitized ms':>13} {'ratio':>7}")
+    for n in names:
+        plain, san, verdict = measure(n, ns.size, max(1, ns.repeat), ns.opt)
+        ratio = san / plain if plain > 0 else float("inf")
+        worst = max(worst, ratio)
+        note = "" if verdict == "clean" else f"  {verdict[:120]}"
+        bad |= verdict != "clean"
+        print(f"{n:14} {plain * 1e3:10.2f} {san * 1e3:13.2f} {ratio:6.2f}x{note}")
+    print(f"largest ratio: {worst:.2f}x")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

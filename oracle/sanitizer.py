@@ -1,0 +1,336 @@
+"""The sanitized reference run, worker side: registers the objects (buffers,
+local memory, global variables) with the run-time library
+(oracle/sanitizer_rt.c), runs the instrumented kernel (oracle/instrument.py)
+and turns what the library recorded into a verdict.
+
+A run returns a `SanitizerReport` (a dict, so it crosses the worker pipe):
+- `status`: "clean", "out-of-bounds" or "race";
+- `detail`: one line naming the buffer (argument index and name, or the
+  global), byte offset, work-item(s) and instruction(s);
+- `extents`: per kernel argument (None for scalars), in probe mode the
+  highest byte offset + 1 the kernel touched, past a buffer's end too (in
+  other runs only the accesses that reached the library: inline checks
+  that pass do not record them);
+- `redirected`: accesses past the end of a buffer that probe mode sent to
+  scratch memory (the run's data are then not meaningful).
+
+Probe mode serves launch inference: a buffer whose size the oracle guessed
+may be too small; the run records how far the kernel reaches instead of
+stopping, so the buffer can be sized to the touched range and the run
+repeated.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .instrument import Instrumented
+
+K_GLOBAL, K_LOCAL, K_CONST = 1, 2, 3
+R_OOB, R_RACE, R_WILD, R_FAR = 1, 2, 3, 4
+M_PROBE, M_RACES, M_DETAIL = 1, 2, 4
+MANY = 0xFFFFFFFF
+CELL_BYTES = 16  # sizeof(struct cell): one per granule (4 bytes, or 1) of a tracked object
+DETAIL_BYTES = 24  # sizeof(struct detail)
+# The largest size probe mode lets an inferred buffer grow to (its shadow is
+# 4 or 16 times that, allocated by the OS as it is touched).
+PROBE_LIMIT = 64 << 20
+_KINDS = {"global": K_GLOBAL, "local": K_LOCAL, "constant": K_CONST}
+# The run-time library's entry points, published as process symbols.
+EXPORTS = ("__oracle_san_access", "__oracle_san_store", "__oracle_san_masked", "__oracle_san_mem")
+
+SanitizerReport = dict[str, Any]
+
+
+class _Object(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_uint64), ("size", ctypes.c_uint64), ("cells", ctypes.c_uint64),
+                ("detail", ctypes.c_uint64), ("kind", ctypes.c_uint32), ("growable", ctypes.c_uint32),
+                ("hi", ctypes.c_uint64), ("shift", ctypes.c_uint32), ("pad", ctypes.c_uint32)]
+
+
+class _Report(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_uint32), ("obj", ctypes.c_uint32), ("site", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32), ("addr", ctypes.c_uint64), ("size", ctypes.c_uint64),
+                ("item", ctypes.c_uint32), ("other_item", ctypes.c_uint32),
+                ("other_site", ctypes.c_uint32), ("other_flags", ctypes.c_uint32)]
+
+
+class _San(ctypes.Structure):
+    _fields_ = [("objects", ctypes.c_uint64), ("nobjects", ctypes.c_uint64), ("mode", ctypes.c_uint32),
+                ("redirected", ctypes.c_uint32), ("rep", _Report), ("jmp", ctypes.c_uint64 * 5),
+                ("probe_limit", ctypes.c_uint64), ("item", ctypes.c_uint64), ("epoch", ctypes.c_uint64),
+                ("group_epoch", ctypes.c_uint64), ("stack_hi", ctypes.c_uint64), ("bounds", ctypes.c_uint64),
+                ("run_epoch", ctypes.c_uint64)]
+
+
+@dataclass
+class _Library:
+    """The run-time library, compiled once per process (optimised: it runs
+    on every access) and published as process symbols."""
+
+    engine: Any
+    state: int  # address of `__oracle_san`
+    run: Any  # `__oracle_san_run`, callable
+
+
+_LIB: _Library | None = None
+
+
+def library() -> _Library:
+    """Compile the run-time library (once) and publish its entry points, so
+    that programs declaring them link against this copy."""
+    global _LIB
+    if _LIB is None:
+        import llvmlite.binding as llvm
+
+        from vectorizer.llvm_bridge import host_target_machine, initialize
+        from vectorizer.llvm_context import adopt_engine, new_context, parse_in
+
+        from . import sanitizer_rt
+
+        initialize()
+        tm = host_target_machine(2, codemodel="jitdefault")
+        ctx = new_context()
+        mod = parse_in(ctx, sanitizer_rt.ir_text())
+        mod.triple = llvm.get_process_triple()
+        mod.data_layout = str(tm.target_data)
+        mod.verify()
+        engine = adopt_engine(ctx, llvm.create_mcjit_compiler(mod, tm))
+        engine.finalize_object()
+        for name in EXPORTS:
+            llvm.add_symbol(name, engine.get_function_address(name))
+        run = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
+            engine.get_function_address("__oracle_san_run"))
+        _LIB = _Library(engine, engine.get_global_value_address("__oracle_san"), run)
+    return _LIB
+
+
+class _Shadows:
+    """Shadow arrays, reused between runs: fresh memory costs a page fault
+    per page on first touch, which would dominate short runs. They are not
+    cleared either: every run has epochs of its own (`epochs`), and the
+    library treats cells of older epochs as empty."""
+
+    LIMIT = 128 << 20  # bytes of arrays kept for reuse
+    EPOCH_LIMIT = (1 << 27) - (1 << 24)  # the cells' epoch field has 27 bits
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[np.ndarray]] = {}
+        self.held = 0
+        self.next_epoch = 1
+
+    def epochs(self) -> int:
+        """The first epoch of a new run (all reused arrays drop when the
+        epoch counter would overflow)."""
+        if self.next_epoch > self.EPOCH_LIMIT:
+            self.free.clear()
+            self.held = 0
+            self.next_epoch = 1
+        return self.next_epoch
+
+    def used(self, last_epoch: int) -> None:
+        """The run ended at `last_epoch`."""
+        self.next_epoch = max(self.next_epoch, last_epoch) + 1
+
+    def take(self, nbytes: int) -> np.ndarray:
+        nbytes = max(64, nbytes)
+        got = self.free.get(nbytes)
+        if got:
+            self.held -= nbytes
+            return got.pop()
+        return np.zeros(nbytes, dtype=np.uint8)
+
+    def give(self, arr: np.ndarray) -> None:
+        if self.held + arr.size > self.LIMIT:
+            return
+        self.free.setdefault(arr.size, []).append(arr)
+        self.held += arr.size
+
+
+_SHADOWS = _Shadows()
+_VOID_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@dataclass
+class Sanitizer:
+    """The sanitizer of one compiled program (addresses inside its engine)."""
+
+    info: Instrumented
+    globals_fn: int  # address of `__oracle_san_globals`
+    hooks: tuple[int, int, int, int]  # addresses of __oracle_san_item, _epoch, _group_epoch, _stack_hi
+    bounds: int  # address of `__oracle_san_bounds` (the inline checks' table)
+    run_epoch: int  # address of `__oracle_san_run_epoch`
+
+    def run(self, driver: int, args_addr: int, cfg_addr: int, buffers: list[Any] | None,
+            probe: bool = False) -> SanitizerReport:
+        """Run `driver` (the sanitized driver) once; see the module docstring.
+        In probe mode a buffer may grow up to PROBE_LIMIT bytes; an access
+        beyond is out of bounds (`far` in the report). A race found by the
+        fast run is run again in detail mode, to name both instructions."""
+        out = self._run(driver, args_addr, cfg_addr, buffers, probe, False)
+        if out["status"] == "race":
+            again = self._run(driver, args_addr, cfg_addr, buffers, probe, True)
+            if again["status"] == "race":
+                again["redirected"] = out["redirected"]
+                return again
+        return out
+
+    def _run(self, driver: int, args_addr: int, cfg_addr: int, buffers: list[Any] | None,
+             probe: bool, detail: bool) -> SanitizerReport:
+        lib = library()
+        first_epoch = _SHADOWS.epochs()
+        bufs = list(buffers or [])
+        nargs = len(self.info.args)
+        bufs += [None] * (nargs - len(bufs))
+        nglob = len(self.info.globals)
+        objs = (_Object * max(1, nargs + nglob))()
+        held: list[np.ndarray] = []
+
+        subword = self.info.subword
+
+        def shadow(o: _Object, index: int) -> None:
+            o.shift = 0 if subword is None or index in subword else 2
+            granules = (o.size + (1 << o.shift) - 1) >> o.shift
+            cells = _SHADOWS.take(granules * CELL_BYTES)
+            held.append(cells)
+            o.cells = cells.ctypes.data
+            if detail:
+                d = _SHADOWS.take(granules * DETAIL_BYTES)
+                held.append(d)
+                o.detail = d.ctypes.data
+
+        for i, b in enumerate(bufs[:nargs]):
+            if b is None:
+                continue
+            o = objs[i]
+            o.base, o.size = b.address, b.array.nbytes
+            o.kind = K_LOCAL if b.spec.kind == "local" else K_GLOBAL
+            o.growable = 1 if probe else 0
+            shadow(o, i)
+        if nglob:
+            pairs = (ctypes.c_uint64 * (2 * nglob))()
+            _VOID_FN(self.globals_fn)(ctypes.addressof(pairs))
+            for k, g in enumerate(self.info.globals):
+                o = objs[nargs + k]
+                o.base, o.size = pairs[2 * k], pairs[2 * k + 1] - pairs[2 * k]
+                o.kind = _KINDS[g.kind]
+                if o.kind != K_CONST:
+                    shadow(o, nargs + k)
+        # The inline checks' table: (base, limit, cells). In probe mode the
+        # limit starts at 0 (every access reaches the library, which records
+        # how far each buffer is used) and follows what the library has
+        # seen; in detail mode it stays 0 (the library records instructions).
+        nobj = max(1, nargs + nglob)
+        table = (ctypes.c_uint64 * (4 * nobj)).from_address(self.bounds)
+        for i in range(nargs + nglob):
+            o = objs[i]
+            table[4 * i], table[4 * i + 1], table[4 * i + 2] = o.base, 0 if probe or detail else o.size, o.cells
+        san = _San.from_address(lib.state)
+        ctypes.memset(ctypes.addressof(san), 0, ctypes.sizeof(_San))
+        san.objects = ctypes.addressof(objs)
+        san.nobjects = nargs + nglob
+        san.mode = M_RACES | (M_PROBE if probe else 0) | (M_DETAIL if detail else 0)
+        san.probe_limit = PROBE_LIMIT
+        san.item, san.epoch, san.group_epoch, san.stack_hi = self.hooks
+        san.bounds = self.bounds
+        # The drivers add 1 at the first group: epochs of this run are above.
+        san.run_epoch = first_epoch + 1
+        ctypes.c_uint64.from_address(self.run_epoch).value = first_epoch + 1
+        epoch = ctypes.c_uint64.from_address(self.hooks[1])
+        epoch.value = first_epoch
+        ctypes.c_uint64.from_address(self.hooks[2]).value = first_epoch
+        if lib.run(driver, args_addr, cfg_addr):
+            # A check stopped the run (long jump), perhaps out of a fiber of a
+            # group with barriers: the fiber pool must not stay busy.
+            from . import fibers
+
+            fibers.abandon()
+        _SHADOWS.used(epoch.value)
+        rep = san.rep
+        extents = [int(objs[i].hi) if bufs[i] is not None else None for i in range(nargs)]
+        out: SanitizerReport = {"status": "clean", "detail": "", "extents": extents,
+                                "redirected": int(san.redirected), "far": rep.kind == R_FAR}
+        if rep.kind:
+            nd = _NDShape.from_cfg(cfg_addr)
+            out["status"] = "race" if rep.kind == R_RACE else "out-of-bounds"
+            out["detail"] = self._describe(rep, objs, nd)
+        for arr in held:
+            _SHADOWS.give(arr)
+        return out
+
+    # -- reports ---------------------------------------------------------------
+
+    def _object_name(self, oi: int) -> str:
+        nargs = len(self.info.args)
+        if oi < nargs:
+            return f"buffer {oi} (argument {self.info.args[oi]})"
+        return f"global @{self.info.globals[oi - nargs].name}"
+
+    def _site(self, site: int) -> str:
+        if 0 <= site < len(self.info.sites):
+            s = self.info.sites[site]
+            return f"`{s.text}` in {s.function}"
+        return "an instruction not recorded"
+
+    def _describe(self, rep: _Report, objs: Any, nd: _NDShape) -> str:
+        what = _access(rep.flags)
+        who = f"work-item {nd.item(rep.item)}"
+        if rep.kind == R_RACE:
+            o = objs[rep.obj]
+            other = _access(rep.other_flags)
+            if rep.other_item == MANY:  # not named (the detail run did not happen)
+                return (f"data race on {self._object_name(rep.obj)} byte {rep.addr - o.base}: "
+                        f"{what} by {who} ({self._site(rep.site)}) and {other}s by other work-items")
+            return (f"data race on {self._object_name(rep.obj)} byte {rep.addr - o.base}: "
+                    f"{what} by {who} ({self._site(rep.site)}) and {other} by work-item "
+                    f"{nd.item(rep.other_item)} ({self._site(rep.other_site)})"
+                    f"{nd.same_group(rep.item, rep.other_item)}")
+        if rep.kind == R_WILD:
+            return (f"out-of-bounds {what} of {rep.size} bytes at address {rep.addr:#x}, inside no buffer, "
+                    f"global or private variable, by {who} ({self._site(rep.site)})")
+        if rep.obj == 0xFFFFFFFF:
+            return (f"out-of-bounds {what} of {rep.size} bytes outside its private variable "
+                    f"by {who} ({self._site(rep.site)})")
+        o = objs[rep.obj]
+        off = rep.addr - o.base if rep.addr >= o.base else -(o.base - rep.addr)
+        size = (f"past the {PROBE_LIMIT >> 20} MiB the oracle lets an inferred buffer grow to" if rep.kind == R_FAR
+                else f"({o.size} bytes)")
+        return (f"out-of-bounds {what} of {rep.size} bytes at offset {off} of {self._object_name(rep.obj)}"
+                f" {size} by {who} ({self._site(rep.site)})")
+
+
+def _access(flags: int) -> str:
+    kind = "read-modify-write" if flags & 3 == 3 else "write" if flags & 2 else "read"
+    return ("atomic " if flags & 4 else "") + kind
+
+
+@dataclass
+class _NDShape:
+    local: tuple[int, int, int]
+    groups: tuple[int, int, int]
+    offset: tuple[int, int, int]
+    dims: int
+
+    @classmethod
+    def from_cfg(cls, cfg_addr: int) -> _NDShape:
+        c = (ctypes.c_uint64 * 10).from_address(cfg_addr)
+        return cls((c[0], c[1], c[2]), (c[3], c[4], c[5]), (c[6], c[7], c[8]), max(1, min(3, c[9])))
+
+    def _ids(self, item: int) -> tuple[int, int, int]:
+        lin = item - 1
+        g = [self.local[d] * self.groups[d] for d in range(3)]
+        return (lin % g[0], lin // g[0] % g[1], lin // (g[0] * g[1]))
+
+    def item(self, item: int) -> str:
+        """`(x,y,z)` global id of the work-item the library numbered `item`."""
+        ids = [i + o for i, o in zip(self._ids(item), self.offset, strict=True)]
+        return "(" + ",".join(map(str, ids[: self.dims])) + ")"
+
+    def same_group(self, a: int, b: int) -> str:
+        ga = [i // loc for i, loc in zip(self._ids(a), self.local, strict=True)]
+        gb = [i // loc for i, loc in zip(self._ids(b), self.local, strict=True)]
+        return ", same work-group" if ga == gb else ", different work-groups"
