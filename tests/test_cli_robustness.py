@@ -114,7 +114,7 @@ def test_a_reader_that_goes_away_is_a_quiet_exit(command: str, args: list[str]) 
 
 
 def test_veczc_closed_streams_broken_pipe_and_full_disk() -> None:
-    """The same stream cases for veczc (its fixes are on the `pipeline` branch)."""
+    """The same stream cases for veczc."""
     p = shell("veczc", ["-S", str(CASE)], redirect=">/dev/full")
     assert p.returncode == 2, p.stderr
     one_error_line(p.stderr, "veczc")

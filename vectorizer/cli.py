@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -46,7 +47,8 @@ _SPEC = re.compile(r"^(?P<vf>\d+|a)(?:\.(?P<dim>[123]))?(?:@(?P<simd>\d+))?(?P<s
 def parse_kernel_spec(text: str) -> list[KernelSpec]:
     """Expand `name[:spec,spec...]` (the seed's BNF) into one entry per spec."""
     name, _, specs = text.partition(":")
-    if not re.match(r"^[A-Za-z_.$][\w.$]*$", name):
+    # LLVM's identifier grammar: [-a-zA-Z$._][-a-zA-Z$._0-9]*
+    if not re.match(r"^[-A-Za-z_.$][-\w.$]*$", name):
         raise UsageError(f"bad kernel name in -k {text!r}")
     if not _:
         return [KernelSpec(name, None, None)]
@@ -93,18 +95,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
+
+
 def _read_input(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
+    """The input's bytes: bitcode as it is, text only when it is UTF-8 without
+    NUL bytes (LLVM's reader would stop at a NUL and accept a truncated module)."""
+    name = "<stdin>" if path == "-" else path
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        if path == "-":
+            if sys.stdin is None:
+                raise UsageError("standard input is closed")
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except IsADirectoryError:
+        raise UsageError(f"{name}: is a directory") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if data.startswith(_BITCODE_MAGIC):
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(f"{name}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+                         "expected LLVM IR or bitcode") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise UsageError(f"{name}:{text.count(chr(10), 0, nul) + 1}: a NUL byte; expected LLVM IR text")
+    return data
 
 
 def _kernel_names(text: str) -> list[str]:
-    return re.findall(r"^define\s[^@]*\bspir_kernel\b[^@]*@\"?([\w.$]+)\"?\(", text, re.M)
+    return re.findall(r"^define\s[^@]*\bspir_kernel\b[^@]*@\"?([-\w.$]+)\"?\(", text, re.M)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -188,7 +213,7 @@ def run(argv: list[str] | None = None) -> int:
 
     data = text.encode() if args.text else llvm_bridge.parse(text).as_bitcode()
     if args.output == "-":
-        sys.stdout.buffer.write(data)
+        _write_stdout(data)
     else:
         try:
             with open(args.output, "wb") as f:
@@ -198,10 +223,44 @@ def run(argv: list[str] | None = None) -> int:
     return 1 if failed else 0
 
 
+class _StdoutError(Exception):
+    """Standard output cannot be written (closed, or a full disk)."""
+
+
+def _write_stdout(data: bytes) -> None:
+    if sys.stdout is None:
+        raise _StdoutError("it is closed")
+    try:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise _StdoutError(getattr(exc, "strerror", None) or str(exc)) from None
+
+
+def _discard_stdout() -> None:
+    """Point fd 1 at /dev/null so the interpreter's final flush of what could
+    not be written does not fail a second time with a traceback."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    except OSError:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point."""
     try:
         code = run(argv)
+    except BrokenPipeError:
+        _discard_stdout()
+        code = 141  # the reader went away (`veczc ... | head`): a quiet exit
+    except _StdoutError as exc:
+        _discard_stdout()
+        print(f"veczc: error: cannot write standard output: {exc}", file=sys.stderr)
+        code = 2
     except UsageError as exc:
         print(f"veczc: error: {exc}", file=sys.stderr)
         code = 2
