@@ -124,3 +124,13 @@ def test_run_delay_reads_this_process() -> None:
     d = W._run_delay(os.getpid())
     if sys.platform.startswith("linux"):  # /proc/PID/schedstat
         assert d is not None and d >= 0.0
+
+
+def test_stability_diff_names_every_differing_or_missing_verdict() -> None:
+    from fuzz.stability import diff
+
+    a = {"k W=4": "match", "k W=8": "match", "seed 1": "match=3"}
+    b = {"k W=4": "match", "k W=8": "mismatch", "seed 2": "match=3"}
+    assert diff(a, b) == ["k W=8: match | then mismatch", "seed 1: match=3 | then (absent)",
+                          "seed 2: (absent) | then match=3"]
+    assert diff(a, dict(a)) == []
