@@ -18,20 +18,9 @@ import json
 import sys
 
 from .suite import KERNELS, SIZES
+from .usage import UsageError, check_plot_backend, int_list
 
-
-class UsageError(Exception):
-    """Bad command line (exit status 2)."""
-
-
-def _int_list(text: str, what: str) -> tuple[int, ...]:
-    try:
-        vals = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"{what}: expected comma-separated integers, got {text!r}") from None
-    if not vals or any(v < 1 for v in vals):
-        raise UsageError(f"{what}: expected positive integers, got {text!r}")
-    return vals
+__all__ = ["UsageError", "main", "run"]
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -50,13 +39,6 @@ def _run_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _check_plot_backend() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'vecz-py[bench]'") from None
-
-
 def run(argv: list[str]) -> int:
     """The benchmark run; returns the exit status."""
     from . import report
@@ -70,7 +52,7 @@ def run(argv: list[str]) -> int:
         if unknown:
             raise UsageError(f"unknown kernel(s) {', '.join(unknown)}; known: {', '.join(KERNELS)}")
     if args.plot:
-        _check_plot_backend()
+        check_plot_backend()
     if args.repeat is not None and args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if args.peer:
@@ -80,7 +62,7 @@ def run(argv: list[str]) -> int:
             raise UsageError(f"--peer: bad template ({exc}); fields are {{kernel}} {{width}} {{dim}} {{input}} {{output}}") from None
     opts = Options(
         size=args.size,
-        widths=_int_list(args.widths, "--widths"),
+        widths=int_list(args.widths, "--widths"),
         auto=not args.no_auto,
         repeat=args.repeat or (3 if args.size == "small" else 5),
         peer=args.peer,

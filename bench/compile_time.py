@@ -356,7 +356,7 @@ def plot(rows: list[dict], path: str) -> None:
 
 def main(argv: list[str]) -> int:
     """`vecz-bench compile-time`; returns the exit status."""
-    from .cli import UsageError, _check_plot_backend, _int_list
+    from .usage import UsageError, check_plot_backend, int_list
 
     p = argparse.ArgumentParser(prog="vecz-bench compile-time", description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="kernel sizes in instructions")
@@ -368,11 +368,11 @@ def main(argv: list[str]) -> int:
                         "functions that grow super-linearly (stderr)")
     p.add_argument("--profile-family", choices=sorted(FAMILIES), help="the family to profile")
     args = p.parse_args(argv)
-    sizes = _int_list(args.sizes, "--sizes")
+    sizes = int_list(args.sizes, "--sizes")
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if args.plot:
-        _check_plot_backend()
+        check_plot_backend()
     rows = measure(sizes, args.repeat)
     slopes = growth(rows)
     if args.json:

@@ -50,7 +50,7 @@ def trip_counts(name: str, size: str) -> np.ndarray:
 
 def main(argv: list[str]) -> int:
     """The `vecz-bench divergence` command; returns the exit status."""
-    from .cli import UsageError, _int_list
+    from .usage import UsageError, int_list
 
     counting = [k for k, v in KERNELS.items() if v.trip_count_output]
     p = argparse.ArgumentParser(prog="vecz-bench divergence", description=__doc__.split("\n\n")[0])
@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--size", choices=SIZES, default="default", help="problem size (default: default)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = p.parse_args(argv)
-    widths = _int_list(args.widths, "--widths")
+    widths = int_list(args.widths, "--widths")
     names = [k.strip() for k in args.kernels.split(",") if k.strip()]
     bad = [k for k in names if k not in counting]
     if bad:

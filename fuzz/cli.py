@@ -7,6 +7,7 @@
               [--journal J --resume] [--json] [--scheduler ADDR] [--peer CMD] [--source ours]
     vecz-fuzz mutation-score --kernels 500 [--profile uniform] [--json]
     vecz-fuzz report JOURNAL [--json]                 # a journal's report, nothing run
+    vecz-fuzz stability [--count 300] [--jobs 2] [--survey DIR | --no-survey]  # two runs, same verdicts?
 
 Subcommands are registered in `SUBCOMMANDS` (name -> (add_arguments, run)),
 so later commands (campaigns) plug in without touching the others.
@@ -375,6 +376,53 @@ def format_score(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------
+# stability
+
+
+def _stability_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed of the campaign (default 0)")
+    p.add_argument("--count", type=count_arg, default=300, help="campaign seeds (default 300; 0: none)")
+    p.add_argument("--jobs", type=jobs_arg, default=2, help="oracle workers, for both (default 2)")
+    p.add_argument("--survey", metavar="DIR", type=nonempty_arg,
+                   help="folder of foreign .ll kernels (default: the peer corpus)")
+    p.add_argument("--survey-limit", type=count_arg, help="survey only the first N files")
+    p.add_argument("--survey-widths", type=widths_arg, default=[2, 4, 8, 16],
+                   help="the survey's widths (default 2,4,8,16, as python -m oracle.peer_survey)")
+    p.add_argument("--no-survey", action="store_true", help="the campaign only")
+    p.add_argument("--timeout", type=seconds_arg, default=10.0, help="seconds per kernel run")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _stability(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from oracle.survey import DEFAULT_DIR
+
+    from .campaign import Spec
+    from .stability import compare_runs
+
+    survey = None
+    if not ns.no_survey:
+        survey = Path(ns.survey) if ns.survey else DEFAULT_DIR
+        if not survey.is_dir():
+            raise UsageError(f"--survey: {survey} is not a folder")
+    spec = Spec(profile=None, timeout=ns.timeout, rotate=True)
+    jobs = ns.jobs or os.cpu_count() or 1
+    comps = compare_runs(survey, ns.survey_widths, ns.survey_limit, ns.seed, ns.count, jobs, spec,
+                         progress=lambda m: print(f"vecz-fuzz: {m}", file=sys.stderr))
+    if ns.json:
+        print(json.dumps([c.to_json() for c in comps], indent=1))
+    else:
+        for c in comps:
+            secs = " and ".join(f"{s:.0f}s" for s in c.seconds)
+            print(f"{c.what}: {c.verdicts} verdicts, run twice ({secs}) at {jobs} jobs: "
+                  + (f"{len(c.differences)} differ" if c.differences else "identical"))
+            for line in c.differences[:50]:
+                print("  " + line)
+    return 1 if any(c.differences for c in comps) else 0
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                              Callable[[argparse.Namespace], int]]] = {
     "generate": ("write one generated kernel (a case file)", _generate_args, _generate),
@@ -387,6 +435,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                        _mutation_args, _mutation_score),
     "report": ("the report of a campaign journal, without running anything",
                _report_args, _report),
+    "stability": ("the peer survey and a campaign, each run twice: do the verdicts differ?",
+                  _stability_args, _stability),
 }
 
 

@@ -124,15 +124,22 @@ class _Session:
 
     def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int,
             timeout: float | None = None) -> tuple | W.Failure:
-        if key not in self.w.programs:
-            b = self.build(key, variants)
-            if isinstance(b, W.Failure) or b[0] != "ok":
-                return b
-        res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout if timeout is None else timeout)
-        if not isinstance(res, W.Failure) and res[0] == "no-program":
-            # The worker dropped it (it keeps its most recent programs only).
+        """Run variant `vkey` of program `key`, building it first when the
+        worker does not hold it. Every answer that is not a `Failure` has a
+        status and a detail (`res[0]`, `res[1]`): callers read both."""
+        for _attempt in range(2):
+            if key not in self.w.programs:
+                b = self.build(key, variants)
+                if isinstance(b, W.Failure) or b[0] != "ok":
+                    return b
+            res = self.w.call(("run", key, vkey, layout, nd, seed), self.timeout if timeout is None else timeout)
+            if isinstance(res, W.Failure) or res[0] != "no-program":
+                break
+            # The worker dropped it (it keeps its most recent programs only,
+            # and a replaced worker none): build it again, once.
             self.w.programs.discard(key)
-            return self.run(key, variants, vkey, layout, nd, seed, timeout)
+        else:
+            return ("no-program", f"the worker lost program {key[:12]} right after building it")
         if not isinstance(res, W.Failure) and res[0] == "ok":
             self.stats["run_s"] += res[2]
             self.stats["runs"] += 1

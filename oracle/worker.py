@@ -115,10 +115,13 @@ class Executor:
         for k, (addr, nbytes) in enumerate(locals_):
             cfg[16 + 2 * k] = addr
             cfg[17 + 2 * k] = nbytes
-        t0 = time.perf_counter()
+        # CPU time, not wall time: the vectorized runs' and the sanitized
+        # run's budgets are multiples of it, and must not grow or shrink with
+        # the machine's load (kernels do not sleep).
+        t0 = time.thread_time()
         # Sanitized runs (oracle.sanitizer) also return their report.
         extra = prog.run(variant, ctypes.addressof(blob), ctypes.addressof(cfg), bufs)
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         out = [b.array.tobytes() if a.kind == "buf" else None for a, b in zip(layout, bufs, strict=False)]
         overruns = [i for i, (a, b) in enumerate(zip(layout, bufs, strict=False)) if a.kind == "buf" and b.overrun()]
         if overruns:
@@ -161,14 +164,64 @@ def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: s
     return ("ok", r.vectorized_name, r.ir)
 
 
-def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
-    """Read `n` bytes from `fd`; TimeoutError past `deadline`, EOFError at EOF."""
+# A request may run this many times its timeout on the wall clock, however
+# busy the machine, before it counts as a timeout anyway (a worker whose
+# scheduler statistics cannot be read, or that is starved without end).
+WALL_CAP_FACTOR = 20.0
+
+
+def _run_delay(pid: int) -> float | None:
+    """Seconds the main thread of process `pid` has spent runnable but waiting
+    for a CPU (Linux's /proc/PID/schedstat, second field), or None."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class Budget:
+    """A request's time limit, counted in the worker's own time: wall-clock
+    time minus the time the worker waited for a CPU that other processes
+    held. A kernel, a vectorize or a build request therefore gets the same
+    verdict on an idle machine and on one running other jobs: only its own
+    running (or sleeping) counts. Without scheduler statistics (not Linux)
+    it is the wall clock. `WALL_CAP_FACTOR` times the limit on the wall
+    clock ends a request however little it ran."""
+
+    def __init__(self, seconds: float, pid: int | None = None) -> None:
+        self.seconds = seconds
+        self.pid = pid
+        self.t0 = time.monotonic()
+        self.delay0 = _run_delay(pid) if pid is not None else None
+
+    def elapsed(self) -> float:
+        """The worker's own seconds since the request was sent."""
+        wall = time.monotonic() - self.t0
+        if self.delay0 is None or self.pid is None:
+            return wall
+        now = _run_delay(self.pid)
+        return wall if now is None else max(0.0, wall - (now - self.delay0))
+
+    def left(self) -> float:
+        """Seconds (at least) before the budget can be spent; <= 0 when it is."""
+        if time.monotonic() - self.t0 >= self.seconds * WALL_CAP_FACTOR:
+            return 0.0
+        return self.seconds - self.elapsed()
+
+
+def _read_exact(fd: int, n: int, deadline: Budget | None) -> bytes:
+    """Read `n` bytes from `fd`; TimeoutError once `deadline` is spent, EOFError at EOF."""
     chunks, got = [], 0
     while got < n:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+        while deadline is not None:
+            left = deadline.left()
+            if left <= 0:
                 raise TimeoutError
+            # The worker's own time runs no faster than the wall clock: wait
+            # `left` seconds, then ask again how much of it the worker used.
+            if select.select([fd], [], [], left)[0]:
+                break
         chunk = os.read(fd, min(n - got, 1 << 20))
         if not chunk:
             raise EOFError
@@ -185,7 +238,7 @@ def _write_msg(fd: int, obj: Any) -> None:
         view = view[n:]
 
 
-def _read_msg(fd: int, deadline: float | None) -> Any:
+def _read_msg(fd: int, deadline: Budget | None) -> Any:
     (n,) = struct.unpack("<Q", _read_exact(fd, 8, deadline))
     return pickle.loads(_read_exact(fd, n, deadline))
 
@@ -274,6 +327,9 @@ class Failure:
 
     kind: str  # "crash" or "timeout"
     detail: str
+    # The worker was killed from outside (SIGKILL: the kernel's out-of-memory
+    # killer, an operator): says nothing about the request, which is retried.
+    killed: bool = False
 
 
 class Worker:
@@ -340,7 +396,17 @@ class Worker:
                 pass
 
     def call(self, msg: tuple, timeout: float) -> tuple | Failure:
-        """Send one request; the answer, or a `Failure` (worker replaced)."""
+        """Send one request; the answer, or a `Failure` (worker replaced).
+
+        A worker killed by SIGKILL (nothing the request itself raises: the
+        out-of-memory killer under a busy machine's memory pressure) is
+        replaced and the request sent once more, to a fresh process."""
+        res = self._call(msg, timeout)
+        if isinstance(res, Failure) and res.killed:
+            res = self._call(msg, timeout)
+        return res
+
+    def _call(self, msg: tuple, timeout: float) -> tuple | Failure:
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.kill()
@@ -349,8 +415,9 @@ class Worker:
         if msg[0] == "run":
             self.kernel_runs += 1
         try:
+            budget = Budget(timeout, self.proc.pid)
             _write_msg(self.proc.stdin.fileno(), msg)
-            return _read_msg(self.proc.stdout.fileno(), time.monotonic() + timeout)
+            return _read_msg(self.proc.stdout.fileno(), budget)
         except TimeoutError:
             self.kill()
             self.restarts += 1
@@ -371,7 +438,7 @@ class Worker:
                 what = f"worker killed by {name}"
             else:
                 what = f"worker exited with status {code}"
-            return Failure("crash", what + (f" ({tail})" if tail else ""))
+            return Failure("crash", what + (f" ({tail})" if tail else ""), killed=code == -signal.SIGKILL)
 
 
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+) in (\S+)', re.M)

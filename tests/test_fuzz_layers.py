@@ -1,5 +1,5 @@
-"""fuzz/ is layered: its import graph has no cycle, and no library module
-imports a command-line module.
+"""fuzz/ and bench/ are layered: their import graph has no cycle, and no
+library module imports a command-line module.
 
 The graph is read statically (ast) and counts every import, including the
 ones inside functions: a lazy import hides a circle from Python, not from a
@@ -11,13 +11,16 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
-# Command-line modules: the top of the stack, imported by nothing in fuzz/.
-CLI_MODULES = {"fuzz.cli", "fuzz.reduce_cli", "fuzz.csmith.__main__", "fuzz.csmith.survey"}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("fuzz", "bench")
+# Command-line modules: the top of each stack, imported by nothing else in
+# their package. bench's subcommands (compile_time, divergence) are libraries
+# with a main(); bench.cli dispatches to them, never the other way round.
+CLI_MODULES = {"fuzz.cli", "fuzz.reduce_cli", "fuzz.csmith.__main__", "fuzz.csmith.survey", "bench.cli"}
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(FUZZ.parent).with_suffix("").parts
+    parts = path.relative_to(ROOT).with_suffix("").parts
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
@@ -37,8 +40,9 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """fuzz module -> the fuzz modules it imports anywhere in its text."""
-    files = {_module_name(p): p for p in FUZZ.rglob("*.py")}
+    """module of fuzz/ or bench/ -> the modules of those packages it imports
+    anywhere in its text."""
+    files = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in files}
     for mod, path in files.items():
         is_package = path.name == "__init__.py"
@@ -96,14 +100,18 @@ def test_the_graph_reader_sees_function_level_and_relative_imports() -> None:
     assert "fuzz.journal" in g["fuzz.campaign"]  # module level
     assert "fuzz.campaign" in g["fuzz.reduce"]
     assert "fuzz.csmith.bridge" in g["fuzz.csmith"]
+    assert "bench.suite" in g["bench.cli"]  # module level, relative
+    assert "bench.compile_time" in g["bench.cli"]  # inside main()
+    assert "bench.usage" in g["bench.divergence"]  # inside main()
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_fuzz_imports_have_no_cycle() -> None:
-    assert cycles(import_graph()) == []
+def test_fuzz_and_bench_imports_have_no_cycle() -> None:
+    found = cycles(import_graph())
+    assert found == [], "import circle(s): " + "; ".join(" <-> ".join(c) for c in found)
 
 
 def test_library_modules_never_import_command_line_modules() -> None:
     g = import_graph()
     bad = {m: sorted(g[m] & CLI_MODULES) for m in g if m not in CLI_MODULES and g[m] & CLI_MODULES}
-    assert bad == {}
+    assert bad == {}, f"library modules importing a command-line module: {bad}"
