@@ -18,7 +18,9 @@
   own (`scalar_mixes`: the extent, 1, or 1, 2 or 4 times the local size:
   Parboil's FFT needs a stride of 1 and a size of the extent, its
   histogram a pitch of the local size and a row twice that), and the first
-  combination that runs clean is the launch;
+  combination that runs clean is the launch; an out-of-bounds access with
+  integer buffers filled mod 64 (indices read from the data) is tried once
+  more with them all 0;
 - a launch whose sanitized run passed is remembered (per process): later
   checks of it run the plain, uninstrumented kernel, which is faster.
 
@@ -199,6 +201,17 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
             state["candidate"] = i
             break
     assert ref is not None
+    if (ref.status == "scalar-fault" and "out-of-bounds" in ref.detail and sanitize
+            and not state.get("zero_failed")):
+        # Indices read from integer buffers (filled mod 64) may be valid only
+        # small (`table[io[0]]` of a 2-entry table): try them all 0.
+        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init == "mod64" else a
+                       for a in cands[state["candidate"]])
+        if zeroed != cands[state["candidate"]]:
+            got = _reference(sess, pk, pv, zeroed, nd, seed, sanitize, True, trial)
+            if got.status is None:
+                return got
+            state["zero_failed"] = True
     if ref.status != "scalar-race" or not sanitize or state.get("mixes_failed"):
         return ref
     # Uniform values race: scalars tied to each other or to the local size?

@@ -226,3 +226,27 @@ def test_scalar_mixes_skip_the_uniform_candidates_and_are_bounded() -> None:
     many = tuple(parse_arg("scalar:i32:1") for _ in range(4))
     assert len(scalar_mixes(many, nd)) == MAX_MIXES
     assert scalar_mixes((parse_arg("scalar:f32:1.5"),), nd) == []
+
+
+_DATA_INDEX = """
+@table = internal constant [2 x i32] [i32 7, i32 9]
+declare i64 @_Z13get_global_idj(i32 noundef)
+define spir_kernel void @lookup(ptr addrspace(1) %out, ptr addrspace(1) %idx) {
+  %g = call i64 @_Z13get_global_idj(i32 noundef 0)
+  %pi = getelementptr i32, ptr addrspace(1) %idx, i64 %g
+  %i = load i32, ptr addrspace(1) %pi, align 4
+  %i64 = sext i32 %i to i64
+  %pt = getelementptr [2 x i32], ptr @table, i64 0, i64 %i64
+  %v = load i32, ptr %pt, align 4
+  %po = getelementptr i32, ptr addrspace(1) %out, i64 %g
+  store i32 %v, ptr addrspace(1) %po, align 4
+  ret void
+}
+"""
+
+
+def test_indices_read_from_the_data_are_tried_at_zero() -> None:
+    # idx[] filled mod 64 indexes a 2-entry table out of bounds; all 0, it runs.
+    rep = oracle.check_scalar(_DATA_INDEX)
+    assert rep.summary == {"match": 3}, rep.results
+    assert all(" buf:i32:" in v and v.endswith(":zero") for v in rep.launches.values()), rep.launches
