@@ -31,10 +31,16 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "realworld-dev"
 # (category, pattern on "status: detail"), first match wins. The categories
 # a reader sees; the detail of each kernel is kept for `--verbose`.
 REASONS: list[tuple[str, re.Pattern[str]]] = [
-    ("missing builtin", re.compile(r"unsupported builtin|undefined function")),
+    ("missing builtin", re.compile(r"unsupported builtin")),
+    # A helper the IR calls but does not define (C99 `inline` without a body
+    # emitted, as in SHOC's md5): the compiled file is incomplete.
+    ("calls a function its IR does not define", re.compile(r"undefined function")),
     ("unsupported input", re.compile(r"^unsupported-input")),
     ("data race", re.compile(r"^scalar-race|data race")),
     ("result depends on the work-items' order", re.compile(r"depends on the order")),
+    # Indices from compile-time constants past the oracle's buffer limit
+    # (Parboil's lbm: a 120x120x150 grid of 20 fields, 172 MB).
+    ("needs a buffer over the oracle's 64 MiB", re.compile(r"exceed \d+ MiB|more than the oracle's limit")),
     ("launch not inferable", re.compile(r"^launch:|^scalar-fault: launch:|cannot infer")),
     ("out-of-bounds access", re.compile(r"out-of-bounds")),
     ("crash (SIGSEGV/SIGBUS)", re.compile(r"SIGSEGV|SIGBUS")),
@@ -44,6 +50,21 @@ REASONS: list[tuple[str, re.Pattern[str]]] = [
     ("wrote past a buffer's end", re.compile(r"wrote past the end")),
     ("bad input", re.compile(r"^bad-input")),
 ]
+
+
+_MISSING = re.compile(r"unsupported builtin (\S+)")
+
+
+def missing_builtins(ks: list[KernelEntry]) -> Counter[str]:
+    """The builtins (demangled) the runtime lacks, one per kernel not judged for it."""
+    from .runtime import base_name
+
+    out: Counter[str] = Counter()
+    for k in ks:
+        m = _MISSING.search(k.detail) if not k.judged and k.reason == "missing builtin" else None
+        if m:
+            out[base_name(m.group(1)) or m.group(1)] += 1
+    return out
 
 
 def reason_of(status: str, detail: str) -> str:
@@ -134,7 +155,10 @@ def table(results: list[KernelEntry]) -> str:
     for s, ks in rows:
         n, j = len(ks), sum(k.judged for k in ks)
         reasons = Counter(k.reason for k in ks if not k.judged)
-        why = ", ".join(f"{r} {c}" for r, c in reasons.most_common())
+        names = missing_builtins(ks)
+        shown = ", ".join(f"{b} {n}" for b, n in names.most_common(6)) + (", ..." if len(names) > 6 else "")
+        why = ", ".join(f"{r} {c}" + (f" ({shown})" if r == "missing builtin" and names else "")
+                        for r, c in reasons.most_common())
         lines.append(f"{s:14} {n:7} {j:7} {100 * j / max(1, n):5.0f}%  {why}")
     return "\n".join(lines)
 

@@ -14,6 +14,13 @@
   the NDRange's extent along dimension 0 (offset + global size: they are
   most often sizes, row widths or bounds, and 1 would make `out[y * w + x]`
   a race), and the inferred 1 when the kernel does not run cleanly so;
+  when both race, each integer scalar is given one of a few values of its
+  own (`scalar_mixes`: the extent, 1, or 1, 2 or 4 times the local size:
+  Parboil's FFT needs a stride of 1 and a size of the extent, its
+  histogram a pitch of the local size and a row twice that), and the first
+  combination that runs clean is the launch; an out-of-bounds access with
+  integer buffers filled mod 64 (indices read from the data) is tried once
+  more with them all 0;
 - a launch whose sanitized run passed is remembered (per process): later
   checks of it run the plain, uninstrumented kernel, which is faster.
 
@@ -25,6 +32,7 @@ plain run is the reference and `Reference.note` says why.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -127,6 +135,37 @@ def scalar_candidates(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgS
     return [sized, args] if sized != args else [args]
 
 
+# At most this many per-argument combinations are tried after the uniform
+# candidates raced (each a short sanitized run that stops at the race).
+MAX_MIXES = 24
+
+
+def scalar_mixes(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgSpec, ...]]:
+    """Layouts whose integer scalars take values of their own, each from
+    the extent along dimension 0, 1, and 1, 2 and 4 times the local size
+    (scalars tied to the work-group's shape: a stride, a pitch, a row of
+    R work-groups' worth), in a fixed order, without the uniform ones
+    `scalar_candidates` tries; at most `MAX_MIXES`."""
+    ints = [i for i, a in enumerate(args)
+            if a.kind == "scalar" and a.lanes == 1 and a.base in ("i16", "i32", "i64")]
+    if not ints:
+        return []
+    loc = nd.local_size[0]
+    menu = list(dict.fromkeys([nd.offset[0] + nd.global_size[0], 1, loc, 2 * loc, 4 * loc]))
+    uniform = set(menu[:2])
+    out: list[tuple[ArgSpec, ...]] = []
+    for combo in itertools.product(menu, repeat=len(ints)):
+        if len(set(combo)) == 1 and combo[0] in uniform:
+            continue
+        layout = list(args)
+        for i, v in zip(ints, combo, strict=True):
+            layout[i] = replace(args[i], value=str(v))
+        out.append(tuple(layout))
+        if len(out) == MAX_MIXES:
+            break
+    return out
+
+
 # A candidate launch that is not the last one gets at most this long: a
 # kernel whose loops run forever with sizes for scalars (a lit test's
 # `while (n < 3)`) must not cost a full timeout per NDRange.
@@ -143,17 +182,45 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
     if not size_buffers:
         return _reference(sess, pk, pv, args, nd, seed, sanitize, False)
     state = {} if state is None else state
+    trial = min(sess.timeout, TRIAL_SECONDS)
+    mixed = state.get("mixed")
+    if mixed is not None:
+        # An earlier NDRange settled on a combination: start there.
+        mixes = scalar_mixes(args, nd)
+        if mixed < len(mixes):
+            ref = _reference(sess, pk, pv, mixes[mixed], nd, seed, sanitize, True)
+            if ref.status is None:
+                return ref
     cands = scalar_candidates(args, nd)
     start = min(state.get("candidate", 0), len(cands) - 1)
     ref = None
     for i in range(start, len(cands)):
         last = i == len(cands) - 1
-        ref = _reference(sess, pk, pv, cands[i], nd, seed, sanitize, True,
-                         None if last else min(sess.timeout, TRIAL_SECONDS))
+        ref = _reference(sess, pk, pv, cands[i], nd, seed, sanitize, True, None if last else trial)
         if ref.status is None or last:
             state["candidate"] = i
-            return ref
+            break
     assert ref is not None
+    if (ref.status == "scalar-fault" and "out-of-bounds" in ref.detail and sanitize
+            and not state.get("zero_failed")):
+        # Indices read from integer buffers (filled mod 64) may be valid only
+        # small (`table[io[0]]` of a 2-entry table): try them all 0.
+        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init == "mod64" else a
+                       for a in cands[state["candidate"]])
+        if zeroed != cands[state["candidate"]]:
+            got = _reference(sess, pk, pv, zeroed, nd, seed, sanitize, True, trial)
+            if got.status is None:
+                return got
+            state["zero_failed"] = True
+    if ref.status != "scalar-race" or not sanitize or state.get("mixes_failed"):
+        return ref
+    # Uniform values race: scalars tied to each other or to the local size?
+    for j, layout in enumerate(scalar_mixes(args, nd)):
+        got = _reference(sess, pk, pv, layout, nd, seed, sanitize, True, trial)
+        if got.status is None:
+            state["mixed"] = j
+            return got
+    state["mixes_failed"] = True
     return ref
 
 

@@ -175,3 +175,78 @@ def test_a_header_without_args_gets_an_inferred_layout_for_its_ndranges() -> Non
     rep = oracle.check(text, widths=[4])
     assert rep.summary == {"match": 1}, rep.results
     assert rep.launches == {"global=24 local=8": "buf:f32:24:random buf:f32:24:random scalar:f32:1.5"}
+
+
+# Parboil's FFT in miniature: each work-group writes a row of `n` elements
+# from `n`, each work-item two neighbours `2 * s` apart from the last; the
+# same value for both scalars races whatever it is.
+_TIED_SCALARS = """
+declare i64 @_Z12get_group_idj(i32 noundef)
+declare i64 @_Z12get_local_idj(i32 noundef)
+define spir_kernel void @tied(ptr addrspace(1) %out, i32 %s, i32 %n) {
+  %g = call i64 @_Z12get_group_idj(i32 noundef 0)
+  %t = call i64 @_Z12get_local_idj(i32 noundef 0)
+  %n64 = sext i32 %n to i64
+  %s64 = sext i32 %s to i64
+  %row = mul i64 %g, %n64
+  %t2 = shl i64 %t, 1
+  %col = mul i64 %t2, %s64
+  %i = add i64 %row, %col
+  %p = getelementptr float, ptr addrspace(1) %out, i64 %i
+  %v = sitofp i64 %t to float
+  store float %v, ptr addrspace(1) %p, align 4
+  %p1 = getelementptr float, ptr addrspace(1) %p, i64 1
+  store float %v, ptr addrspace(1) %p1, align 4
+  ret void
+}
+"""
+
+
+def test_scalars_tied_to_each_other_get_values_of_their_own() -> None:
+    rep = oracle.check_scalar(_TIED_SCALARS)
+    assert rep.summary == {"match": 3}, rep.results
+    for layout in rep.launches.values():
+        s, n = (a.split(":")[2] for a in layout.split() if a.startswith("scalar:"))
+        assert s != n, layout
+
+
+def test_scalar_mixes_skip_the_uniform_candidates_and_are_bounded() -> None:
+    from oracle.case import parse_arg, parse_ndrange
+    from oracle.reference import MAX_MIXES, scalar_mixes
+
+    nd = parse_ndrange("global=36 local=12 offset=5")
+    args = tuple(parse_arg(a) for a in ("buf:f32:64", "scalar:i32:1", "scalar:i32:1"))
+    values = [tuple(a.value for a in m if a.kind == "scalar") for m in scalar_mixes(args, nd)]
+    assert values[:2] == [("41", "1"), ("41", "12")]  # the extent is offset + size
+    assert ("41", "41") not in values and ("1", "1") not in values
+    assert ("12", "12") in values  # uniform, but not a value scalar_candidates tries
+    assert len(values) == 5 * 5 - 2
+    # 4 x 16 is the extent: each value once.
+    assert len(scalar_mixes(args, parse_ndrange("global=64 local=16"))) == 4 * 4 - 2
+    many = tuple(parse_arg("scalar:i32:1") for _ in range(4))
+    assert len(scalar_mixes(many, nd)) == MAX_MIXES
+    assert scalar_mixes((parse_arg("scalar:f32:1.5"),), nd) == []
+
+
+_DATA_INDEX = """
+@table = internal constant [2 x i32] [i32 7, i32 9]
+declare i64 @_Z13get_global_idj(i32 noundef)
+define spir_kernel void @lookup(ptr addrspace(1) %out, ptr addrspace(1) %idx) {
+  %g = call i64 @_Z13get_global_idj(i32 noundef 0)
+  %pi = getelementptr i32, ptr addrspace(1) %idx, i64 %g
+  %i = load i32, ptr addrspace(1) %pi, align 4
+  %i64 = sext i32 %i to i64
+  %pt = getelementptr [2 x i32], ptr @table, i64 0, i64 %i64
+  %v = load i32, ptr %pt, align 4
+  %po = getelementptr i32, ptr addrspace(1) %out, i64 %g
+  store i32 %v, ptr addrspace(1) %po, align 4
+  ret void
+}
+"""
+
+
+def test_indices_read_from_the_data_are_tried_at_zero() -> None:
+    # idx[] filled mod 64 indexes a 2-entry table out of bounds; all 0, it runs.
+    rep = oracle.check_scalar(_DATA_INDEX)
+    assert rep.summary == {"match": 3}, rep.results
+    assert all(" buf:i32:" in v and v.endswith(":zero") for v in rep.launches.values()), rep.launches

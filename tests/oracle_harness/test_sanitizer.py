@@ -154,3 +154,28 @@ def test_a_clean_launch_runs_plain_the_second_time(monkeypatch) -> None:
     keys.clear()
     oracle.check(text, widths=[4])
     assert SANITIZED not in keys and PROBE not in keys and "" in keys, keys
+
+
+def test_kept_tables_serve_alternating_modes_and_epoch_restarts() -> None:
+    # A program keeps its last layout's tables (oracle.sanitizer._prepare):
+    # probe and strict runs alternate on the same buffers, and the shadow
+    # epochs may start again from 1 between two runs.
+    import numpy as np
+
+    from bench.sanitizer_cost import _Launch
+    from oracle import jit, sanitizer
+    from oracle.case import ArgSpec, parse_ndrange
+
+    jit.initialize()
+    nd = parse_ndrange("global=64 local=16")
+    for kernel, want in (("differing_store", "race"), ("uniform_store", "clean"), ("memset_overflow", "out-of-bounds")):
+        prog = jit.build(kernel, CASES, [jit.Variant(jit.SANITIZED, kernel, "", 0, 0, False)], 0)
+        launch = _Launch([ArgSpec("buf", "i32", 64)], [np.zeros(64, np.int32)], nd)
+        for key, restart in ((jit.SANITIZED, False), (jit.PROBE, False), (jit.SANITIZED, True), (jit.SANITIZED, False)):
+            if restart:
+                sanitizer._SHADOWS.next_epoch = sanitizer._Shadows.EPOCH_LIMIT + 1
+            rep = launch.run(prog, key)[1]
+            if key == jit.PROBE and want == "out-of-bounds":
+                assert rep["redirected"] and rep["extents"][0] > 256, rep  # probe mode records, then grows
+            else:
+                assert rep["status"] == want, (kernel, key, rep)
