@@ -38,6 +38,7 @@ from .plan import (
     Affine,
     Assign,
     Atomic,
+    Barrier,
     Bin,
     Block,
     Break,
@@ -69,6 +70,8 @@ from .plan import (
     Neg,
     Overflow,
     ParamRef,
+    PeerSlot,
+    PrefixScan,
     Printf,
     PrivArray,
     PrivInit,
@@ -85,6 +88,7 @@ from .plan import (
     Stmt,
     Store,
     Switch,
+    TreeReduce,
     Ty,
     UniformStore,
     VarRef,
@@ -244,6 +248,8 @@ class FunctionEmitter:
         self.loops: list[_LoopFrame] = []
         self.args: dict[int, V.Value] = {}  # id(param or buffer) -> argument
         self.lin: V.Value | None = None
+        self.llin: V.Value | None = None  # the local linear id (kernels with __local buffers)
+        self.ltotal: V.Value | None = None  # work-items in the group (kernels with tiles)
         self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
         self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
         self.helper_base: V.Value | None = None
@@ -304,9 +310,14 @@ class FunctionEmitter:
                 aty = st
             self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
-        locals_ = [buf for buf in plan.buffers if buf.is_local]
+        for buf in plan.local_globals:
+            self.args[id(buf)] = self._local_global(buf)
+        locals_ = [buf for buf in [*plan.buffers, *plan.local_globals] if buf.is_local]
         llin = self._emit_local_lin(plan) if locals_ else None
-        for buf in plan.buffers:
+        self.llin = llin
+        if any(buf.role == "tile" for buf in locals_):
+            self.ltotal = self._emit_local_total(plan)
+        for buf in [*plan.buffers, *plan.local_globals]:
             if buf.role == "out":
                 self.slot_base[id(buf)] = self._emit_slot_base(buf)
             elif buf.is_local:
@@ -417,6 +428,26 @@ class FunctionEmitter:
         self._name(lin, "llin")
         return lin
 
+    def _emit_local_total(self, plan: KernelPlan) -> V.Value:
+        """The number of work-items in the group (the product of the local sizes)."""
+        b = self.b
+        total = self.wi("local_size", 0)
+        for d in range(1, plan.dims):
+            total = b.mul(total, self.wi("local_size", d))
+        self._name(total, "lsize")
+        return total
+
+    def _local_global(self, buf: Buffer) -> V.Value:
+        """A tile declared in the kernel's body: clang's `internal addrspace(3)`
+        global, with an undefined initial value."""
+        from vectorizer.ir.module import GlobalVariable
+
+        aty = T.ArrayType(ir_type(buf.elem), buf.count)
+        gv = GlobalVariable(f"{self.plan.name}.{buf.name}", aty, V.UndefValue(aty), linkage="internal",
+                            addrspace=3, align=self._align(buf.elem))
+        self.mod.module.add_global(gv)
+        return gv
+
     def _emit_slot_base(self, buf: Buffer) -> V.Value:
         """Index of this work-item's first slot in `buf`."""
         b = self.b
@@ -524,8 +555,122 @@ class FunctionEmitter:
             b.call(fn, [value, self.i64(s.offset), p])
         elif isinstance(s, Printf):
             self._printf(s)
+        elif isinstance(s, Barrier):
+            self._barrier(s)
+        elif isinstance(s, TreeReduce):
+            self._tree_reduce(s)
+        elif isinstance(s, PrefixScan):
+            self._prefix_scan(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
+
+    # ------------------------------------------------------------------
+    # Work-group statements (fuzz.workgroup)
+
+    def _barrier(self, s: Barrier) -> None:
+        i32 = T.IntType(32)
+        if self.plan.builtins == "mux":
+            # (id, scope: work-group, semantics: the memories fenced, sequentially consistent)
+            semantics = {1: 0x110, 2: 0x210, 3: 0x310}[s.fence]
+            fn = self.mod.declare("__mux_work_group_barrier", T.VoidType(), [i32, i32, i32])
+            self.b.call(fn, [self.i32(0), self.i32(2), self.i32(semantics)])
+            return
+        name = "_Z7barrierj" if s.spelling == "barrier" else "_Z18work_group_barrierj"
+        fn = self.mod.declare(name, T.VoidType(), [i32])
+        self.b.call(fn, [self.i32(s.fence)])
+
+    def _tile_ptr(self, tile: Buffer, idx: V.Value) -> V.Value:
+        return self.b.gep(ir_type(tile.elem), self.args[id(tile)], [idx], flags=("inbounds",))
+
+    def _combine(self, op: str, ty: Ty, x: V.Value, y: V.Value) -> V.Value:
+        if op in ("add", "xor", "or", "and", "mul", "fadd", "fmul"):
+            return self.b.binop(op, x, y)
+        t = ir_type(ty)
+        return self.b.call(self.mod.intrinsic(f"llvm.{op}.{_intrinsic_suffix(ty)}", t, [t, t]), [x, y])
+
+    def _tree_reduce(self, s: TreeReduce) -> None:
+        """`s.tile[0] = op over the group`: one round per tree level, a barrier after each."""
+        b = self.b
+        i64 = T.IntType(64)
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        ety, align = ir_type(s.tile.elem), self._align(s.tile.elem)
+        halving = s.form == "halving"
+        start = self.i64(next_pow2(self.plan.max_local_total) // 2) if halving else self.i64(1)
+        pre = self._cur()
+        header, body = self.new_block("reduce.header"), self.new_block("reduce.body")
+        update, latch = self.new_block("reduce.update"), self.new_block("reduce.latch")
+        exit_bb = self.new_block("reduce.exit")
+        b.br(header)
+        self.set_block(header)
+        step = b.phi(i64, name=self._unique("stride"))
+        step.add_incoming(start, pre)
+        more = b.icmp("ugt", step, self.i64(0)) if halving else b.icmp("ult", step, total)
+        b.cond_br(more, body, exit_bb)
+        self.set_block(body)
+        other = b.add(llin, step)
+        if halving:
+            mine = b.icmp("ult", llin, step)
+        else:
+            mask = b.sub(b.shl(step, self.i64(1)), self.i64(1))
+            mine = b.icmp("eq", b.and_(llin, mask), self.i64(0))
+        active = b.and_(mine, b.icmp("ult", other, total))
+        b.cond_br(active, update, latch)
+        self.set_block(update)
+        own_p = self._tile_ptr(s.tile, llin)
+        x = b.load(ety, own_p, align=align)
+        y = b.load(ety, self._tile_ptr(s.tile, other), align=align)
+        b.store(self._combine(s.op, s.tile.elem, x, y), own_p, align=align)
+        b.br(latch)
+        self.set_block(latch)
+        self._barrier(s.barrier)
+        nxt = b.lshr(step, self.i64(1)) if halving else b.shl(step, self.i64(1))
+        step.add_incoming(nxt, latch)
+        b.br(header)
+        self.set_block(exit_bb)
+
+    def _prefix_scan(self, s: PrefixScan) -> None:
+        """Inclusive scan of `s.tile` (Hillis and Steele), two barriers a round."""
+        b = self.b
+        i64 = T.IntType(64)
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        ety, align = ir_type(s.tile.elem), self._align(s.tile.elem)
+        pre = self._cur()
+        header, body = self.new_block("scan.header"), self.new_block("scan.body")
+        exit_bb = self.new_block("scan.exit")
+        b.br(header)
+        self.set_block(header)
+        off = b.phi(i64, name=self._unique("offset"))
+        off.add_incoming(self.i64(1), pre)
+        b.cond_br(b.icmp("ult", off, total), body, exit_bb)
+        self.set_block(body)
+        has = b.icmp("uge", llin, off)
+        src = b.select(has, b.sub(llin, off), llin)
+        x = b.load(ety, self._tile_ptr(s.tile, src), align=align)
+        self._barrier(s.barrier)
+        own_p = self._tile_ptr(s.tile, llin)
+        own = b.load(ety, own_p, align=align)
+        b.store(b.select(has, self._combine(s.op, s.tile.elem, own, x), own), own_p, align=align)
+        self._barrier(s.barrier)
+        nxt = b.shl(off, self.i64(1))
+        off.add_incoming(nxt, self._cur())
+        b.br(header)
+        self.set_block(exit_bb)
+
+    def _peer_slot(self, a: PeerSlot) -> V.Value:
+        """Another work-item's slot of a tile, below the group's size."""
+        b = self.b
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        if a.pattern == "first":
+            return self.i64(0)
+        if a.pattern == "rotate":
+            return b.urem(b.add(llin, self.i64(a.shift)), total)
+        if a.pattern == "mirror":
+            return b.sub(b.sub(total, self.i64(1)), llin)
+        x = b.xor(llin, self.i64(a.shift))
+        return b.select(b.icmp("ult", x, total), x, llin)
 
     def _cur(self) -> V.BasicBlock:
         assert self.block is not None
@@ -1053,6 +1198,8 @@ class FunctionEmitter:
         if isinstance(a, LocalSlot):
             base = self.slot_base[id(buf)]
             return b.add(base, self.i64(a.slot)) if a.slot else base
+        if isinstance(a, PeerSlot):
+            return self._peer_slot(a)
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])
