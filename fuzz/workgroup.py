@@ -78,6 +78,7 @@ if TYPE_CHECKING:
 INT_REDUCE_OPS = ("add", "xor", "or", "and", "smax", "umin", "mul")
 FLOAT_REDUCE_OPS = ("fadd", "maxnum", "minnum", "fmul")
 PEER_PATTERNS = ("rotate", "mirror", "first", "xor")
+FENCE_NAMES = {1: "local memory", 2: "global memory", 3: "local and global memory"}
 MAX_PHASE_NEST = 2  # loops and ifs around phases
 
 
@@ -320,13 +321,19 @@ def features(plan: KernelPlan) -> Counter[str]:
             barriers = [s]
         elif isinstance(s, TreeReduce):
             barriers = [s.barrier]
-            out[f"workgroup: tree reduction ({s.form}, {s.op})"] += 1
+            out[f"workgroup: tree reduction ({s.form})"] += 1
+            if s.tile.elem.is_float:
+                out["workgroup: tree reduction of floats"] += 1
         elif isinstance(s, PrefixScan):
             barriers = [s.barrier]
-            out[f"workgroup: prefix scan ({s.op})"] += 1
+            out["workgroup: prefix scan"] += 1
+            if s.tile.elem.is_float:
+                out["workgroup: prefix scan of floats"] += 1
         for b in barriers:
             out["workgroup: barrier"] += 1
-            out[f"workgroup: barrier spelt {b.spelling}({b.fence})"] += 1
+            spelling = "__mux_work_group_barrier" if plan.builtins == "mux" else b.spelling
+            out[f"workgroup: barrier spelt {spelling}"] += 1
+            out[f"workgroup: barrier fencing {FENCE_NAMES[b.fence]}"] += 1
             if isinstance(s, (TreeReduce, PrefixScan)) or "loop" in ctx:
                 out["workgroup: barrier in a uniform loop"] += 1
             if "if" in ctx:
