@@ -241,15 +241,17 @@ class WorkGroupPlanner:
 
     def _if_phase(self, depth: int) -> Stmt:
         c, p = self.p.c, self.p
+        visible = {id(v) for v in p.visible()}
+        results = [r for r in self.uniform_results if id(r) in visible]  # not those of closed scopes
         kind = c.weighted([
-            (2.0, "uniform"), (1.0 if self.uniform_results else 0.0, "result"), (1.0, "disguised"),
+            (2.0, "uniform"), (1.0 if results else 0.0, "result"), (1.0, "disguised"),
         ])
         dim = c.integer(0, p.dims - 1)
         cond: Expr
         if kind == "uniform":
             cond = Cmp(c.choice(("eq", "ne", "ult", "sgt")), self._uniform_i32(), Const(I32, c.integer(0, 2)))
         elif kind == "result":
-            r = c.choice(self.uniform_results)
+            r = c.choice(results)
             if r.ty.is_float:
                 cond = Cmp(c.choice(("olt", "oge", "une")), VarRef(r), Const(r.ty, 0.0))
             else:
