@@ -622,9 +622,6 @@ EXPLAINED: tuple[tuple[str, str], ...] = (
                        "generated kernels exclude"),
     (r"^gep index i32$", "i32 GEP indices: kept only in modules whose pointers index with 32 bits (Vecz's "
                          "lit inputs); on x86-64 the preparation's instcombine widens them to i64"),
-    (r"^gep into array$", "2-D arrays (`gep [16 x float], p, row`): in the real kernels they are 2-D `__local` "
-                          "tiles; the generator's tiles (profile workgroup) are 1-D, indexed by the local "
-                          "linear id: not generated yet"),
     (r"^phi ptr addrspace\(3\)$", "a pointer induction variable over `__local` memory shared by the "
                                     "work-group (a reduction tree): the generator's pointer induction variables "
                                     "walk input buffers; not generated yet"),

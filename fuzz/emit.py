@@ -250,6 +250,11 @@ class FunctionEmitter:
         self.lin: V.Value | None = None
         self.llin: V.Value | None = None  # the local linear id (kernels with __local buffers)
         self.ltotal: V.Value | None = None  # work-items in the group (kernels with tiles)
+        # 2-D tiles: the work-item's row and column, the rows and columns in use.
+        self.lrow: V.Value | None = None
+        self.lcol: V.Value | None = None
+        self.lrows: V.Value | None = None
+        self.lcols: V.Value | None = None
         self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
         self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
         self.helper_base: V.Value | None = None
@@ -317,6 +322,8 @@ class FunctionEmitter:
         self.llin = llin
         if any(buf.role == "tile" for buf in locals_):
             self.ltotal = self._emit_local_total(plan)
+        if any(buf.two_d for buf in locals_):
+            self._emit_tile_coordinates(plan)
         for buf in [*plan.buffers, *plan.local_globals]:
             if buf.role == "out":
                 self.slot_base[id(buf)] = self._emit_slot_base(buf)
@@ -437,12 +444,45 @@ class FunctionEmitter:
         self._name(total, "lsize")
         return total
 
+    def _emit_tile_coordinates(self, plan: KernelPlan) -> None:
+        """Row `y + ly*z` and column `x` of the work-item in a 2-D tile."""
+        b = self.b
+        self.lcol, self.lcols = self.wi("local_id", 0), self.wi("local_size", 0)
+        row, rows = self.wi("local_id", 1), self.wi("local_size", 1)
+        if plan.dims > 2:
+            row = b.add(row, b.mul(rows, self.wi("local_id", 2)))
+            rows = b.mul(rows, self.wi("local_size", 2))
+        self.lrow, self.lrows = row, rows
+        self._name(row, "lrow")
+
+    def _tile2d_ptr(self, tile: Buffer, row: V.Value, col: V.Value) -> V.Value:
+        """`&tile[row][col]`, as clang indexes a 2-D `__local` array."""
+        aty = T.ArrayType(ir_type(tile.elem), tile.cols)
+        return self.b.gep(aty, self.args[id(tile)], [row, col], flags=("inbounds",))
+
+    def _peer_ptr_2d(self, tile: Buffer, a: PeerSlot) -> V.Value:
+        b = self.b
+        row, col, rows, cols = self.lrow, self.lcol, self.lrows, self.lcols
+        assert row is not None and col is not None and rows is not None and cols is not None
+        if a.pattern == "first":
+            row = col = self.i64(0)
+        elif a.pattern == "right":
+            col = b.urem(b.add(col, self.i64(a.shift)), cols)
+        elif a.pattern == "down":
+            row = b.urem(b.add(row, self.i64(a.shift)), rows)
+        else:
+            assert a.pattern == "mirror"
+            col = b.sub(b.sub(cols, self.i64(1)), col)
+        return self._tile2d_ptr(tile, row, col)
+
     def _local_global(self, buf: Buffer) -> V.Value:
         """A tile declared in the kernel's body: clang's `internal addrspace(3)`
         global, with an undefined initial value."""
         from vectorizer.ir.module import GlobalVariable
 
         aty = T.ArrayType(ir_type(buf.elem), buf.count)
+        if buf.two_d:
+            aty = T.ArrayType(T.ArrayType(ir_type(buf.elem), buf.cols), buf.rows)
         gv = GlobalVariable(f"{self.plan.name}.{buf.name}", aty, V.UndefValue(aty), linkage="internal",
                             addrspace=3, align=self._align(buf.elem))
         self.mod.module.add_global(gv)
@@ -513,7 +553,11 @@ class FunctionEmitter:
             else:
                 base = self.slot_base[id(s.buffer)]
             idx = b.add(base, self.i64(s.slot)) if s.slot else base
-            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
+            if s.buffer.two_d:
+                assert self.lrow is not None and self.lcol is not None
+                p = self._tile2d_ptr(s.buffer, self.lrow, self.lcol)
+            else:
+                p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
             b.store(value, p, align=self._align(s.buffer.elem), volatile=s.access.volatile)
         elif isinstance(s, UniformStore):
             value = self.expr(s.value)
@@ -893,6 +937,9 @@ class FunctionEmitter:
             return self.b.select(cond, p, q)
         if isinstance(a, CursorAddr):
             return self.cursors[id(a.cursor)]
+        if buf.two_d:
+            assert isinstance(a, PeerSlot)
+            return self._peer_ptr_2d(buf, a)
         return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
 
     def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:

@@ -182,6 +182,11 @@ class Buffer:
     # the group through barriers: see `fuzz.workgroup`) declared as a
     # module-level `addrspace(3)` global rather than a kernel argument.
     module_global: bool = False
+    # A 2-D tile (module globals only): `[rows x [cols x T]]`, work-item
+    # (x, y, z) at row `y + ly*z`, column `x` (set by `finalize`).
+    two_d: bool = False
+    rows: int = 0
+    cols: int = 0
 
     @property
     def is_local(self) -> bool:
@@ -545,7 +550,10 @@ class PeerSlot(Addr):
     work-item, at its local linear id `llin`; `L` work-items in the group):
     `rotate` ((llin + shift) urem L), `mirror` (L - 1 - llin), `first` (0),
     `xor` (llin ^ shift where that is below L, else llin). Every index is
-    below L, and every slot below L was written before the last barrier."""
+    below L, and every slot below L was written before the last barrier.
+    In a 2-D tile (row `r`, column `x` of the work-item; `lx` columns and
+    `lr` rows in use): `right` ((x + shift) urem lx, r), `down` (x,
+    (r + shift) urem lr), `mirror` (lx - 1 - x, r), `first` (0, 0)."""
 
     pattern: str
     shift: int = 1

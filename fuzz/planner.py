@@ -1653,5 +1653,9 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             b.slots = max(b.slots, 1)
             b.count = plan.max_local_total * b.slots
     for b in [*plan.buffers, *plan.local_globals]:
-        if b.role == "tile":
+        if b.role == "tile" and b.two_d:
+            b.cols = max(r.local_size[0] for r in plan.ndranges)
+            b.rows = max(r.local_size[1] * r.local_size[2] for r in plan.ndranges)
+            b.count = b.rows * b.cols
+        elif b.role == "tile":
             b.count = plan.max_local_total

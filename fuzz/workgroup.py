@@ -78,6 +78,7 @@ if TYPE_CHECKING:
 INT_REDUCE_OPS = ("add", "xor", "or", "and", "smax", "umin", "mul")
 FLOAT_REDUCE_OPS = ("fadd", "maxnum", "minnum", "fmul")
 PEER_PATTERNS = ("rotate", "mirror", "first", "xor")
+PEER_PATTERNS_2D = ("right", "down", "mirror", "first")
 FENCE_NAMES = {1: "local memory", 2: "global memory", 3: "local and global memory"}
 MAX_PHASE_NEST = 2  # loops and ifs around phases
 
@@ -99,12 +100,14 @@ class WorkGroupPlanner:
         types = [t for t in self.p.palette if not t.is_bool and not t.is_vector]
         return self.p.c.choice(types or [I32])
 
-    def tile(self, ty: Ty) -> Buffer:
+    def tile(self, ty: Ty, two_d_ok: bool = False) -> Buffer:
         """A fresh tile or one of this type drawn before (phases end with a
         barrier, so reusing a tile is safe): a kernel argument in address
-        space 3 (sized by the case header) or a module `addrspace(3)` global."""
+        space 3 (sized by the case header) or a module `addrspace(3)` global,
+        which in a 2- or 3-D kernel may be a 2-D array (`two_d_ok`: the
+        phase can index one; reductions and scans index by the linear id)."""
         c, p = self.p.c, self.p
-        same = [t for t in self.tiles if t.elem == ty]
+        same = [t for t in self.tiles if t.elem == ty and (two_d_ok or not t.two_d)]
         if same and c.boolean(0.4):
             return c.choice(same)
         if c.boolean(0.5):
@@ -112,6 +115,7 @@ class WorkGroupPlanner:
         else:
             buf = Buffer(f"tile{p._buf_names}", "tile", ty, module_global=True)
             p._buf_names += 1
+            buf.two_d = two_d_ok and p.dims >= 2 and c.boolean(0.5)
             self.globals.append(buf)
         buf.addrspace = 3
         buf.slots = 1
@@ -155,12 +159,12 @@ class WorkGroupPlanner:
     def _tile_phase(self) -> list[Stmt]:
         c, p = self.p.c, self.p
         ty = self._tile_type()
-        tile = self.tile(ty)
+        tile = self.tile(ty, two_d_ok=True)
         out: list[Stmt] = [Store(tile, 0, self._value(ty)), self.barrier()]
         reads: list[Var] = []
         for _ in range(c.integer(1, 2)):
-            pattern = c.choice(PEER_PATTERNS)
-            shift = c.integer(1, 5) if pattern == "rotate" else c.choice((1, 2, 3))
+            pattern = c.choice(PEER_PATTERNS_2D if tile.two_d else PEER_PATTERNS)
+            shift = c.integer(1, 5) if pattern in ("rotate", "right", "down") else c.choice((1, 2, 3))
             v = p._var(ty, varying=pattern != "first")
             out.append(Let(v, Load(tile, PeerSlot(pattern, shift))))
             p.scopes[-1].append(v)
@@ -312,8 +316,10 @@ def features(plan: KernelPlan) -> Counter[str]:
     for b in plan.buffers:
         if b.role == "tile":
             out["workgroup: __local tile as a kernel argument"] += 1
-    for _ in plan.local_globals:
+    for b in plan.local_globals:
         out["workgroup: __local tile as a module addrspace(3) global"] += 1
+        if b.two_d:
+            out["workgroup: 2-D __local tile (rows of the group's x size)"] += 1
     conds: dict[int, Expr] = {}
     for s, ctx in _walk(plan.body, ()):
         if isinstance(s, If):

@@ -224,6 +224,11 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
     elif isinstance(a, LocalSlot):  # own slots of the largest work-group
         assert buf.role in ("local", "tile") and 0 <= a.slot < buf.slots
         assert buf.count == p.max_local_total * buf.slots
+    elif type(a).__name__ == "PeerSlot" and buf.two_d:  # rows and columns of every group fit
+        assert buf.module_global and buf.count == buf.rows * buf.cols
+        assert all(r.local_size[0] <= buf.cols and r.local_size[1] * r.local_size[2] <= buf.rows
+                   for r in p.ndranges)
+        assert a.pattern in ("right", "down", "mirror", "first")
     elif type(a).__name__ == "PeerSlot":  # another work-item's slot: the index is below the group's size
         assert buf.role == "tile" and buf.slots == 1 and buf.count == p.max_local_total
         assert a.pattern in ("rotate", "mirror", "first", "xor")

@@ -106,9 +106,9 @@ def test_barriers_are_reached_by_the_whole_group_and_tiles_are_race_free(chunk: 
         _check_reads_follow_barriers(plan.body, set())
 
 
-def test_tiles_take_both_forms_and_the_header_sizes_the_arguments() -> None:
-    seen_arg = seen_global = False
-    for seed in range(30):
+def test_tiles_take_every_form_and_the_header_sizes_the_arguments() -> None:
+    seen_arg = seen_global = seen_2d = False
+    for seed in range(40):
         g = generate_kernel(seed, profile="workgroup")
         for b in g.plan.buffers:
             if b.role == "tile":
@@ -117,8 +117,13 @@ def test_tiles_take_both_forms_and_the_header_sizes_the_arguments() -> None:
                 assert f"local:{b.elem.header}:{b.count}" in g.text.splitlines()[2]
         for b in g.plan.local_globals:
             seen_global = True
-            assert f"@fuzz_kernel.{b.name} = internal addrspace(3) global [{b.count} x" in g.text
-    assert seen_arg and seen_global
+            if b.two_d:  # clang's `__local T t[rows][cols]`, indexed `t[row][col]`
+                seen_2d = True
+                assert f"@fuzz_kernel.{b.name} = internal addrspace(3) global [{b.rows} x [{b.cols} x" in g.text
+                assert f"getelementptr inbounds [{b.cols} x" in g.text
+            else:
+                assert f"@fuzz_kernel.{b.name} = internal addrspace(3) global [{b.count} x" in g.text
+    assert seen_arg and seen_global and seen_2d
 
 
 def test_mux_kernels_call_the_mux_barrier() -> None:
@@ -138,6 +143,7 @@ def test_coverage_counts_the_work_group_constructs() -> None:
                 "workgroup: tree reduction (halving)", "workgroup: tree reduction (doubling)",
                 "workgroup: prefix scan", "workgroup: __local tile as a kernel argument",
                 "workgroup: __local tile as a module addrspace(3) global",
+                "workgroup: 2-D __local tile (rows of the group's x size)",
                 "workgroup: group size not a multiple of 4", "dims: 1", "dims: 2", "dims: 3"):
         assert report.present[key] > 0, key
 
