@@ -559,13 +559,15 @@ class Tally:
 
 # Constructs the generator leaves out on purpose, with the reason (a regular
 # expression over keys, first match wins). docs/fuzzing.md lists them too.
-_BARRIERS = "needs barriers or memory fences between work-items: waits for issue 16 (work-groups I)"
+_FENCES = ("a memory fence, asynchronous copy or prefetch: not generated (the reference runs one work-item at a "
+           "time, so a fence orders nothing there, and async copies are not in its runtime yet); barriers "
+           "are generated, by the `workgroup` profile")
 _COLLECTIVES = "a sub-group or work-group collective: waits for issue 17 (work-groups II)"
 _LIBRARY = ("an OpenCL C builtin the oracle's runtime does not define yet: waits for the builtin library "
             "(issue 15); a generated call to it could not run")
 EXPLAINED: tuple[tuple[str, str], ...] = (
-    (r"call builtin:(barrier|work_group_barrier|__mux_work_group_barrier|mem_fence|read_mem_fence|"
-     r"write_mem_fence|async_work_group\w*|wait_group_events|prefetch)\(|^fence$", _BARRIERS),
+    (r"call builtin:(mem_fence|read_mem_fence|write_mem_fence|atomic_work_item_fence|__mux_mem_barrier|"
+     r"async_work_group\w*|wait_group_events|prefetch)\(|^fence$", _FENCES),
     (r"call builtin:(__mux_sub_group_|__mux_work_group_|__mux_get_sub_group|__mux_get_max_sub_group|"
      r"__mux_get_num_sub_groups|sub_group_|work_group_|get_sub_group|get_num_sub_groups|get_max_sub_group|"
      r"get_enqueued_num_sub_groups)", _COLLECTIVES),
@@ -620,10 +622,9 @@ EXPLAINED: tuple[tuple[str, str], ...] = (
                        "generated kernels exclude"),
     (r"^gep index i32$", "i32 GEP indices: kept only in modules whose pointers index with 32 bits (Vecz's "
                          "lit inputs); on x86-64 the preparation's instcombine widens them to i64"),
-    (r"^gep into array$", "2-D arrays (`gep [16 x float], p, row`): in the real kernels they are `__local` "
-                          "tiles shared through barriers: waits for issue 16"),
     (r"^phi ptr addrspace\(3\)$", "a pointer induction variable over `__local` memory shared by the "
-                                    "work-group (a reduction tree): waits for issue 16"),
+                                    "work-group (a reduction tree): the generator's pointer induction variables "
+                                    "walk input buffers; not generated yet"),
     (r"^phi-shape: 6\+ incoming$|^loop exits:5\+$",
      "a phi of six or more paths or a loop of five exits (PoCL's unit tests, where every failed check "
      "prints and returns): the generator's switches have at most four cases and its loops at most four "

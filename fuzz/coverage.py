@@ -46,6 +46,7 @@ from .plan import (
     Loop,
     Math,
     Overflow,
+    PeerSlot,
     Printf,
     PrivInit,
     PrivLoad,
@@ -69,6 +70,7 @@ from .plan import (
     Wrapped,
     walk_expr,
 )
+from .workgroup import features as workgroup_features
 
 
 class Divergence:
@@ -116,6 +118,8 @@ class Divergence:
             return self.expr(a.cond) or self.addr(a.a) or self.addr(a.b)
         if isinstance(a, CursorAddr):
             return self.addr(a.cursor.start)
+        if isinstance(a, PeerSlot):
+            return a.pattern != "first"  # slot 0 is the same slot for the whole group
         return isinstance(a, LocalSlot)  # what this work-item stored
 
     def _block(self, body: list[Stmt], div: bool) -> None:
@@ -247,6 +251,7 @@ def features(plan: KernelPlan) -> Counter[str]:
         if h.has_side_effects:
             out["helper with side effects"] += 1
     _walk(plan.body, div, out, in_div=False, loop_depth=0, div_loops=0, kernel=True)
+    out.update(workgroup_features(plan))
     for h in plan.helpers:
         hd = Divergence(h.body, [p.id for p in h.params])
         _walk(h.body, hd, out, in_div=False, loop_depth=0, div_loops=0, kernel=False)
@@ -458,6 +463,8 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
         return "block"
     if isinstance(a, LocalSlot):
         return "__local own slot"
+    if isinstance(a, PeerSlot):
+        return "__local tile, another work-item's slot" if a.pattern != "first" else "uniform"
     if isinstance(a, CursorAddr):
         return "pointer induction variable"
     assert isinstance(a, Affine)

@@ -38,6 +38,7 @@ from .plan import (
     Affine,
     Assign,
     Atomic,
+    Barrier,
     Bin,
     Block,
     Break,
@@ -69,6 +70,8 @@ from .plan import (
     Neg,
     Overflow,
     ParamRef,
+    PeerSlot,
+    PrefixScan,
     Printf,
     PrivArray,
     PrivInit,
@@ -85,6 +88,7 @@ from .plan import (
     Stmt,
     Store,
     Switch,
+    TreeReduce,
     Ty,
     UniformStore,
     VarRef,
@@ -244,6 +248,13 @@ class FunctionEmitter:
         self.loops: list[_LoopFrame] = []
         self.args: dict[int, V.Value] = {}  # id(param or buffer) -> argument
         self.lin: V.Value | None = None
+        self.llin: V.Value | None = None  # the local linear id (kernels with __local buffers)
+        self.ltotal: V.Value | None = None  # work-items in the group (kernels with tiles)
+        # 2-D tiles: the work-item's row and column, the rows and columns in use.
+        self.lrow: V.Value | None = None
+        self.lcol: V.Value | None = None
+        self.lrows: V.Value | None = None
+        self.lcols: V.Value | None = None
         self.slot_base: dict[int, V.Value] = {}  # id(out buffer) -> i64 base of this work-item's slots
         self.arrays: dict[int, V.Value] = {}  # PrivArray id -> alloca
         self.helper_base: V.Value | None = None
@@ -304,9 +315,16 @@ class FunctionEmitter:
                 aty = st
             self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
-        locals_ = [buf for buf in plan.buffers if buf.is_local]
+        for buf in plan.local_globals:
+            self.args[id(buf)] = self._local_global(buf)
+        locals_ = [buf for buf in [*plan.buffers, *plan.local_globals] if buf.is_local]
         llin = self._emit_local_lin(plan) if locals_ else None
-        for buf in plan.buffers:
+        self.llin = llin
+        if any(buf.role == "tile" for buf in locals_):
+            self.ltotal = self._emit_local_total(plan)
+        if any(buf.two_d for buf in locals_):
+            self._emit_tile_coordinates(plan)
+        for buf in [*plan.buffers, *plan.local_globals]:
             if buf.role == "out":
                 self.slot_base[id(buf)] = self._emit_slot_base(buf)
             elif buf.is_local:
@@ -417,6 +435,59 @@ class FunctionEmitter:
         self._name(lin, "llin")
         return lin
 
+    def _emit_local_total(self, plan: KernelPlan) -> V.Value:
+        """The number of work-items in the group (the product of the local sizes)."""
+        b = self.b
+        total = self.wi("local_size", 0)
+        for d in range(1, plan.dims):
+            total = b.mul(total, self.wi("local_size", d))
+        self._name(total, "lsize")
+        return total
+
+    def _emit_tile_coordinates(self, plan: KernelPlan) -> None:
+        """Row `y + ly*z` and column `x` of the work-item in a 2-D tile."""
+        b = self.b
+        self.lcol, self.lcols = self.wi("local_id", 0), self.wi("local_size", 0)
+        row, rows = self.wi("local_id", 1), self.wi("local_size", 1)
+        if plan.dims > 2:
+            row = b.add(row, b.mul(rows, self.wi("local_id", 2)))
+            rows = b.mul(rows, self.wi("local_size", 2))
+        self.lrow, self.lrows = row, rows
+        self._name(row, "lrow")
+
+    def _tile2d_ptr(self, tile: Buffer, row: V.Value, col: V.Value) -> V.Value:
+        """`&tile[row][col]`, as clang indexes a 2-D `__local` array."""
+        aty = T.ArrayType(ir_type(tile.elem), tile.cols)
+        return self.b.gep(aty, self.args[id(tile)], [row, col], flags=("inbounds",))
+
+    def _peer_ptr_2d(self, tile: Buffer, a: PeerSlot) -> V.Value:
+        b = self.b
+        row, col, rows, cols = self.lrow, self.lcol, self.lrows, self.lcols
+        assert row is not None and col is not None and rows is not None and cols is not None
+        if a.pattern == "first":
+            row = col = self.i64(0)
+        elif a.pattern == "right":
+            col = b.urem(b.add(col, self.i64(a.shift)), cols)
+        elif a.pattern == "down":
+            row = b.urem(b.add(row, self.i64(a.shift)), rows)
+        else:
+            assert a.pattern == "mirror"
+            col = b.sub(b.sub(cols, self.i64(1)), col)
+        return self._tile2d_ptr(tile, row, col)
+
+    def _local_global(self, buf: Buffer) -> V.Value:
+        """A tile declared in the kernel's body: clang's `internal addrspace(3)`
+        global, with an undefined initial value."""
+        from vectorizer.ir.module import GlobalVariable
+
+        aty = T.ArrayType(ir_type(buf.elem), buf.count)
+        if buf.two_d:
+            aty = T.ArrayType(T.ArrayType(ir_type(buf.elem), buf.cols), buf.rows)
+        gv = GlobalVariable(f"{self.plan.name}.{buf.name}", aty, V.UndefValue(aty), linkage="internal",
+                            addrspace=3, align=self._align(buf.elem))
+        self.mod.module.add_global(gv)
+        return gv
+
     def _emit_slot_base(self, buf: Buffer) -> V.Value:
         """Index of this work-item's first slot in `buf`."""
         b = self.b
@@ -482,7 +553,11 @@ class FunctionEmitter:
             else:
                 base = self.slot_base[id(s.buffer)]
             idx = b.add(base, self.i64(s.slot)) if s.slot else base
-            p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
+            if s.buffer.two_d:
+                assert self.lrow is not None and self.lcol is not None
+                p = self._tile2d_ptr(s.buffer, self.lrow, self.lcol)
+            else:
+                p = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], idx, s.access)
             b.store(value, p, align=self._align(s.buffer.elem), volatile=s.access.volatile)
         elif isinstance(s, UniformStore):
             value = self.expr(s.value)
@@ -524,8 +599,122 @@ class FunctionEmitter:
             b.call(fn, [value, self.i64(s.offset), p])
         elif isinstance(s, Printf):
             self._printf(s)
+        elif isinstance(s, Barrier):
+            self._barrier(s)
+        elif isinstance(s, TreeReduce):
+            self._tree_reduce(s)
+        elif isinstance(s, PrefixScan):
+            self._prefix_scan(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
+
+    # ------------------------------------------------------------------
+    # Work-group statements (fuzz.workgroup)
+
+    def _barrier(self, s: Barrier) -> None:
+        i32 = T.IntType(32)
+        if self.plan.builtins == "mux":
+            # (id, scope: work-group, semantics: the memories fenced, sequentially consistent)
+            semantics = {1: 0x110, 2: 0x210, 3: 0x310}[s.fence]
+            fn = self.mod.declare("__mux_work_group_barrier", T.VoidType(), [i32, i32, i32])
+            self.b.call(fn, [self.i32(0), self.i32(2), self.i32(semantics)])
+            return
+        name = "_Z7barrierj" if s.spelling == "barrier" else "_Z18work_group_barrierj"
+        fn = self.mod.declare(name, T.VoidType(), [i32])
+        self.b.call(fn, [self.i32(s.fence)])
+
+    def _tile_ptr(self, tile: Buffer, idx: V.Value) -> V.Value:
+        return self.b.gep(ir_type(tile.elem), self.args[id(tile)], [idx], flags=("inbounds",))
+
+    def _combine(self, op: str, ty: Ty, x: V.Value, y: V.Value) -> V.Value:
+        if op in ("add", "xor", "or", "and", "mul", "fadd", "fmul"):
+            return self.b.binop(op, x, y)
+        t = ir_type(ty)
+        return self.b.call(self.mod.intrinsic(f"llvm.{op}.{_intrinsic_suffix(ty)}", t, [t, t]), [x, y])
+
+    def _tree_reduce(self, s: TreeReduce) -> None:
+        """`s.tile[0] = op over the group`: one round per tree level, a barrier after each."""
+        b = self.b
+        i64 = T.IntType(64)
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        ety, align = ir_type(s.tile.elem), self._align(s.tile.elem)
+        halving = s.form == "halving"
+        start = self.i64(next_pow2(self.plan.max_local_total) // 2) if halving else self.i64(1)
+        pre = self._cur()
+        header, body = self.new_block("reduce.header"), self.new_block("reduce.body")
+        update, latch = self.new_block("reduce.update"), self.new_block("reduce.latch")
+        exit_bb = self.new_block("reduce.exit")
+        b.br(header)
+        self.set_block(header)
+        step = b.phi(i64, name=self._unique("stride"))
+        step.add_incoming(start, pre)
+        more = b.icmp("ugt", step, self.i64(0)) if halving else b.icmp("ult", step, total)
+        b.cond_br(more, body, exit_bb)
+        self.set_block(body)
+        other = b.add(llin, step)
+        if halving:
+            mine = b.icmp("ult", llin, step)
+        else:
+            mask = b.sub(b.shl(step, self.i64(1)), self.i64(1))
+            mine = b.icmp("eq", b.and_(llin, mask), self.i64(0))
+        active = b.and_(mine, b.icmp("ult", other, total))
+        b.cond_br(active, update, latch)
+        self.set_block(update)
+        own_p = self._tile_ptr(s.tile, llin)
+        x = b.load(ety, own_p, align=align)
+        y = b.load(ety, self._tile_ptr(s.tile, other), align=align)
+        b.store(self._combine(s.op, s.tile.elem, x, y), own_p, align=align)
+        b.br(latch)
+        self.set_block(latch)
+        self._barrier(s.barrier)
+        nxt = b.lshr(step, self.i64(1)) if halving else b.shl(step, self.i64(1))
+        step.add_incoming(nxt, latch)
+        b.br(header)
+        self.set_block(exit_bb)
+
+    def _prefix_scan(self, s: PrefixScan) -> None:
+        """Inclusive scan of `s.tile` (Hillis and Steele), two barriers a round."""
+        b = self.b
+        i64 = T.IntType(64)
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        ety, align = ir_type(s.tile.elem), self._align(s.tile.elem)
+        pre = self._cur()
+        header, body = self.new_block("scan.header"), self.new_block("scan.body")
+        exit_bb = self.new_block("scan.exit")
+        b.br(header)
+        self.set_block(header)
+        off = b.phi(i64, name=self._unique("offset"))
+        off.add_incoming(self.i64(1), pre)
+        b.cond_br(b.icmp("ult", off, total), body, exit_bb)
+        self.set_block(body)
+        has = b.icmp("uge", llin, off)
+        src = b.select(has, b.sub(llin, off), llin)
+        x = b.load(ety, self._tile_ptr(s.tile, src), align=align)
+        self._barrier(s.barrier)
+        own_p = self._tile_ptr(s.tile, llin)
+        own = b.load(ety, own_p, align=align)
+        b.store(b.select(has, self._combine(s.op, s.tile.elem, own, x), own), own_p, align=align)
+        self._barrier(s.barrier)
+        nxt = b.shl(off, self.i64(1))
+        off.add_incoming(nxt, self._cur())
+        b.br(header)
+        self.set_block(exit_bb)
+
+    def _peer_slot(self, a: PeerSlot) -> V.Value:
+        """Another work-item's slot of a tile, below the group's size."""
+        b = self.b
+        llin, total = self.llin, self.ltotal
+        assert llin is not None and total is not None
+        if a.pattern == "first":
+            return self.i64(0)
+        if a.pattern == "rotate":
+            return b.urem(b.add(llin, self.i64(a.shift)), total)
+        if a.pattern == "mirror":
+            return b.sub(b.sub(total, self.i64(1)), llin)
+        x = b.xor(llin, self.i64(a.shift))
+        return b.select(b.icmp("ult", x, total), x, llin)
 
     def _cur(self) -> V.BasicBlock:
         assert self.block is not None
@@ -748,6 +937,9 @@ class FunctionEmitter:
             return self.b.select(cond, p, q)
         if isinstance(a, CursorAddr):
             return self.cursors[id(a.cursor)]
+        if buf.two_d:
+            assert isinstance(a, PeerSlot)
+            return self._peer_ptr_2d(buf, a)
         return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
 
     def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
@@ -1053,6 +1245,8 @@ class FunctionEmitter:
         if isinstance(a, LocalSlot):
             base = self.slot_base[id(buf)]
             return b.add(base, self.i64(a.slot)) if a.slot else base
+        if isinstance(a, PeerSlot):
+            return self._peer_slot(a)
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])

@@ -72,6 +72,7 @@ class Knobs:
     vector_vars: float = 0.2  # chance that a new variable has a vector type (when the palette has one)
     loop_weight: float = 2.5  # how often a statement is a loop (against 4 for a plain `let`)
     local_memory: bool = True  # __local buffers, each work-item using only its own slots (no barrier)
+    workgroup: bool = False  # barriers and __local tiles shared by the group (fuzz.workgroup)
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets
@@ -121,6 +122,10 @@ PROFILES: dict[str, dict[str, Any]] = {
                    early_return=False),
     # Calls, atomics, private arrays.
     "calls": dict(size=18, max_helpers=3, max_arrays=2, switch=False),
+    # Work-groups: barriers in uniform control flow, `__local` tiles, tree
+    # reductions and prefix scans (fuzz.workgroup); no early return (one
+    # before a barrier would be barrier divergence).
+    "workgroup": dict(workgroup=True, size=16, early_return=False, max_helpers=1),
 }
 
 

@@ -178,9 +178,19 @@ class Buffer:
     perm_xor: int = 0
     iota: Buffer | None = None
 
+    # A `tile` (addrspace 3, one slot per work-item of the group, shared by
+    # the group through barriers: see `fuzz.workgroup`) declared as a
+    # module-level `addrspace(3)` global rather than a kernel argument.
+    module_global: bool = False
+    # A 2-D tile (module globals only): `[rows x [cols x T]]`, work-item
+    # (x, y, z) at row `y + ly*z`, column `x` (set by `finalize`).
+    two_d: bool = False
+    rows: int = 0
+    cols: int = 0
+
     @property
     def is_local(self) -> bool:
-        return self.role == "local"
+        return self.role in ("local", "tile")
 
     @property
     def init(self) -> str:
@@ -532,6 +542,21 @@ class LocalSlot(Addr):
     """Slot `slot` of this work-item's own part of a `local` buffer."""
 
     slot: int
+
+
+@dataclass(eq=False)
+class PeerSlot(Addr):
+    """The slot of another work-item of the group in a `tile` (one slot per
+    work-item, at its local linear id `llin`; `L` work-items in the group):
+    `rotate` ((llin + shift) urem L), `mirror` (L - 1 - llin), `first` (0),
+    `xor` (llin ^ shift where that is below L, else llin). Every index is
+    below L, and every slot below L was written before the last barrier.
+    In a 2-D tile (row `r`, column `x` of the work-item; `lx` columns and
+    `lr` rows in use): `right` ((x + shift) urem lx, r), `down` (x,
+    (r + shift) urem lr), `mirror` (lx - 1 - x, r), `first` (0, 0)."""
+
+    pattern: str
+    shift: int = 1
 
 
 @dataclass
@@ -989,6 +1014,45 @@ class CallStmt(Stmt):
         return (self.call,)
 
 
+@dataclass(eq=False)
+class Barrier(Stmt):
+    """A work-group barrier, reached by every work-item of the group (the
+    planner only places it in work-group-uniform control flow). `fence`:
+    CLK_LOCAL_MEM_FENCE (1), CLK_GLOBAL_MEM_FENCE (2) or both (3);
+    `spelling`: `barrier` or `work_group_barrier` (a kernel whose work-item
+    queries are spelt `__mux_*` calls `__mux_work_group_barrier`)."""
+
+    fence: int = 1
+    spelling: str = "barrier"
+
+
+@dataclass(eq=False)
+class TreeReduce(Stmt):
+    """Combine the group's `tile` (one value per work-item) into slot 0 with
+    `op`, a round per level of a tree, a barrier after each round:
+    `halving` (`for (s = P/2; s > 0; s >>= 1) if (llin < s && llin + s < L)
+    t[llin] op= t[llin + s]`, P the power of two at or above the largest
+    group: a constant trip count) or `doubling` (`for (s = 1; s < L; s <<= 1)
+    if (llin % 2s == 0 && llin + s < L) ...`: a trip count read from the
+    group's size). Readers and writers of a round touch disjoint slots."""
+
+    tile: Buffer
+    op: str
+    form: str
+    barrier: Barrier
+
+
+@dataclass(eq=False)
+class PrefixScan(Stmt):
+    """Inclusive scan of the group's `tile` with `op` (Hillis and Steele):
+    `for (off = 1; off < L; off <<= 1) { x = llin >= off ? t[llin - off] :
+    _; barrier; if (llin >= off) t[llin] = t[llin] op x; barrier; }`."""
+
+    tile: Buffer
+    op: str
+    barrier: Barrier
+
+
 # ---------------------------------------------------------------------------
 # Functions
 
@@ -1032,6 +1096,8 @@ class KernelPlan:
     builtins: str = "opencl"
     origin: str = ""
     buffer_seed: int = 0
+    # `__local` tiles declared as module-level `addrspace(3)` globals.
+    local_globals: list[Buffer] = field(default_factory=list)
 
     @property
     def buffers(self) -> list[Buffer]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
@@ -177,7 +177,9 @@ class Planner:
 
     def __init__(self, source: ChoiceSource, knobs: Knobs, name: str = "fuzz_kernel") -> None:
         self.c = Choices(source)
-        self.k = knobs
+        # A work-group kernel never returns early: a return before a barrier
+        # is barrier divergence (fuzz.workgroup).
+        self.k = replace(knobs, early_return=False) if knobs.workgroup else knobs
         self.name = name
         self._next_id = 0
         self.scopes: list[list[Var]] = []
@@ -229,8 +231,18 @@ class Planner:
             for _ in range(c.integer(0, k.max_arrays)):
                 body.append(self._private_array())
         self.budget = k.size
+        wg = None
+        if k.workgroup:
+            from .workgroup import WorkGroupPlanner
+
+            wg = WorkGroupPlanner(self)
         while self.budget > 0:
-            body.append(self.stmt(0))
+            if wg is not None and c.boolean(0.3):
+                body.extend(wg.phase())
+            else:
+                body.append(self.stmt(0))
+        if wg is not None and not wg.tiles:
+            body.extend(wg.phase())
         body.extend(self._epilogue())
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"
@@ -250,6 +262,8 @@ class Planner:
             buffer_seed=c.integer(0, 2**16),
             dim_param=self.dim_param,
         )
+        if wg is not None:
+            wg.finish(plan)
         finalize(plan, self.counters)
         return plan
 
@@ -1638,3 +1652,10 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
         elif b.role == "local":
             b.slots = max(b.slots, 1)
             b.count = plan.max_local_total * b.slots
+    for b in [*plan.buffers, *plan.local_globals]:
+        if b.role == "tile" and b.two_d:
+            b.cols = max(r.local_size[0] for r in plan.ndranges)
+            b.rows = max(r.local_size[1] * r.local_size[2] for r in plan.ndranges)
+            b.count = b.rows * b.cols
+        elif b.role == "tile":
+            b.count = plan.max_local_total

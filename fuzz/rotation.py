@@ -16,9 +16,9 @@ any order, and a resumed or distributed campaign covers the matrix alike):
   vectorizes each along every dimension it has).
 
 Axes the user pins on the command line (`--profile`, `--choices`,
-`--widths`) are not rotated. The cycle lengths (8, 13, 5) are coprime, so
-520 consecutive seeds walk through every combination of profile, choices
-and extra width.
+`--widths`) are not rotated. The cycle lengths (9, 13, 5) are coprime, so
+585 consecutive seeds walk through every combination of profile, choices
+and extra width (a profile added to the cycle must keep them coprime).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ CHOICE_SETS: tuple[str, ...] = (
     "FullScalarization;InstantiateCallsInLoops",
     "PacketizeUniform;LinearizeBOSCC",
 )
-PROFILE_CYCLE: tuple[str, ...] = ("default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors")
+PROFILE_CYCLE: tuple[str, ...] = (
+    "default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors", "workgroup",
+)
 BASE_WIDTHS: tuple[int, ...] = (1, 4, 8, 16)
 ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 12)
 

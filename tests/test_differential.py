@@ -61,6 +61,21 @@ def test_generated_kernel_matches(profile: str, seed: int) -> None:
     assert not bad, f"fuzz.generate({seed}, profile={profile!r}):\n" + "\n".join(bad)
 
 
+# Work-group kernels (barriers, shared `__local` tiles): fewer seeds, as each
+# runs every group on fibers at every width and dimension.
+WORKGROUP_SEEDS = int(os.environ.get("VECZ_DIFF_WORKGROUP_SEEDS", "3"))
+
+
+@pytest.mark.parametrize("seed", range(WORKGROUP_SEEDS))
+def test_generated_workgroup_kernel_matches(seed: int) -> None:
+    text = fuzz.generate(seed, profile="workgroup")
+    choices = CHOICE_SETS[seed % len(CHOICE_SETS)]
+    report = oracle.check(text, choices=[choices], timeout=20)
+    assert any(r.status == "match" for r in report.results), report.summary
+    bad = _failures(report)
+    assert not bad, f"fuzz.generate({seed}, profile='workgroup'):\n" + "\n".join(bad)
+
+
 @settings(
     max_examples=EXAMPLES,
     derandomize=True,

@@ -222,7 +222,16 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
         lo, hi = _affine_range(p, a.cursor.start, counters)
         assert 0 <= lo and hi + a.cursor.span < buf.count, (a, buf.count)
     elif isinstance(a, LocalSlot):  # own slots of the largest work-group
-        assert buf.role == "local" and 0 <= a.slot < buf.slots and buf.count == p.max_local_total * buf.slots
+        assert buf.role in ("local", "tile") and 0 <= a.slot < buf.slots
+        assert buf.count == p.max_local_total * buf.slots
+    elif type(a).__name__ == "PeerSlot" and buf.two_d:  # rows and columns of every group fit
+        assert buf.module_global and buf.count == buf.rows * buf.cols
+        assert all(r.local_size[0] <= buf.cols and r.local_size[1] * r.local_size[2] <= buf.rows
+                   for r in p.ndranges)
+        assert a.pattern in ("right", "down", "mirror", "first")
+    elif type(a).__name__ == "PeerSlot":  # another work-item's slot: the index is below the group's size
+        assert buf.role == "tile" and buf.slots == 1 and buf.count == p.max_local_total
+        assert a.pattern in ("rotate", "mirror", "first", "xor")
     else:  # pragma: no cover
         raise AssertionError(a)
 
@@ -294,7 +303,7 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
             if isinstance(s, Loop) and s.cursor is not None:
                 _check_addr(p, s.cursor.buffer, CursorAddr(s.cursor), counters)
             if isinstance(s, CopyOut):  # inside the work-item's own slots
-                assert s.buffer.role in ("out", "local")
+                assert s.buffer.role in ("out", "local", "tile")
                 assert 0 <= s.slot and s.slot + s.count + (1 if s.move else 0) <= s.buffer.slots
                 if s.source is not None:
                     assert s.addr is not None and s.addr.size == s.count
@@ -324,7 +333,7 @@ def _check_plan(p: KernelPlan, knobs: Knobs | None = None) -> None:
                     lo, hi = _affine_range(p, x.base, counters)
                     assert 0 <= lo and hi + (x.offset + 1) * x.lanes <= x.buffer.count
             if isinstance(x, Load):
-                assert x.buffer.role in ("in", "index", "iota", "local")
+                assert x.buffer.role in ("in", "index", "iota", "local", "tile")
                 assert x.buffer.elem.lanes != 3  # 3-vectors live in 4-lane buffers
                 _check_addr(p, x.buffer, x.addr, counters)
             if isinstance(x, Bin) and x.op in ("sdiv", "srem"):
