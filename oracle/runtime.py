@@ -450,6 +450,21 @@ def _math(name: str, base: str, sig: FnSig, em: _Emitter) -> str | None:
     return None
 
 
+def _library(name: str, sig: FnSig, em: _Emitter) -> str | None:
+    """The builtin library's definition of `name` (the one the vectorizer
+    inlines, so scalar and vector runs compute the same bits), or None."""
+    if sig.varargs:
+        return None
+    from vectorizer.builtins import library
+
+    fn = library.function(name, sig.ret, sig.params)
+    if fn is None:
+        return None
+    for d, text in fn.decls.items():
+        em.decls.setdefault(d, text)
+    return fn.text
+
+
 _BARRIER = re.compile(r"barrier|fence|async_work_group|wait_group_events|prefetch|atomic_work_item")
 _COLLECTIVE = re.compile(r"^(sub_group_|work_group_|intel_sub_group)")
 
@@ -474,7 +489,11 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
         return wg
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
         raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
-    d = _math(name, base, sig, em)
+    d = _library(name, sig, em)
+    if d is None:
+        # Signatures the library does not know (Vecz's lit tests declare
+        # some builtins with other integer widths): the element-wise forms.
+        d = _math(name, base, sig, em)
     if d is None:
         raise Unsupported(f"unsupported builtin {name}")
     return d
