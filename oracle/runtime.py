@@ -455,11 +455,12 @@ def _library(name: str, sig: FnSig, em: _Emitter) -> str | None:
     inlines, so scalar and vector runs compute the same bits), or None."""
     if sig.varargs:
         return None
-    from vectorizer.builtins import library
+    from vectorizer.builtins import atomics, library
 
     fn = library.function(name, sig.ret, sig.params)
     if fn is None:
-        return None
+        params = [library._clean(p) for p in sig.params]
+        return atomics.definition(name, library._clean(sig.ret), params) if atomics.is_atomic(name) else None
     for d, text in fn.decls.items():
         em.decls.setdefault(d, text)
     return fn.text
