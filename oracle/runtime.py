@@ -475,6 +475,8 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     symbols of the host process), raising `Unsupported` when it cannot run."""
     if name.startswith("llvm."):
         return None
+    if name.startswith(printf_capture.PREFIX):
+        return printf_capture.recorder_definition(name, sig)
     if name == "printf":
         # Output is not captured (yet); a no-op keeps scalar and vector equal.
         return f"define {sig.ret} @printf(ptr %f, ...) {{\n  ret {sig.ret} 0\n}}"
@@ -709,6 +711,8 @@ def runtime_module(
     from . import workgroup
 
     em = _Emitter()
+    if any(n.startswith(printf_capture.PREFIX) for n in declared):
+        em.defs.append(printf_capture.GLOBALS)
     undefined = []
     for name, sig in sorted(declared.items()):
         d = builtin_definition(name, sig, em)
@@ -756,3 +760,6 @@ def runtime_module(
         + drivers
     )
     return text + "\n", undefined
+
+
+from . import printf_capture  # noqa: E402  (it imports this module's helpers)
