@@ -85,3 +85,23 @@ def test_scalar_and_vector_runs_agree_bit_for_bit(noinline: bool) -> None:
     rep = check(text, kernel="k", widths=[4, 8, 16])
     assert rep.results and all(r.status == "match" for r in rep.results), [
         (r.width, r.status, r.detail) for r in rep.results if r.status != "match"]
+
+
+def test_vector_forms_of_elementwise_intrinsics_are_pure() -> None:
+    from vectorizer.builtins.info import is_pure_callee
+
+    assert is_pure_callee("llvm.fabs.v4f32")
+    assert is_pure_callee("llvm.fma.v3f64")
+    assert not is_pure_callee("llvm.masked.store.v4f32.p1")
+
+
+def test_vector_typed_builtins_in_a_divergent_branch_are_packetized() -> None:
+    # float4 builtins (normalize, dot) under a varying branch: their bodies
+    # call vector intrinsics, which must not become masked per-lane calls.
+    from bench.suite import KERNELS
+
+    res = vectorize(KERNELS["phong"].ir(), kernel="phong", width=8)
+    assert res.vectorized_name == "__vecz_v8_phong"
+    assert "__vecz_b_masked_llvm." not in res.ir
+    body = res.ir.split("@__vecz_v8_phong(")[1]
+    assert "<8 x double>" in body and "@_Z9normalizeDv4_f(" not in body
