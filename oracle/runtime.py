@@ -466,7 +466,7 @@ def _library(name: str, sig: FnSig, em: _Emitter) -> str | None:
     return fn.text
 
 
-_BARRIER = re.compile(r"barrier|fence|async_work_group|wait_group_events|prefetch|atomic_work_item")
+_BARRIER = re.compile(r"barrier|fence|async_work_group|wait_group_events|atomic_work_item")
 _COLLECTIVE = re.compile(r"^(sub_group_|work_group_|intel_sub_group)")
 
 

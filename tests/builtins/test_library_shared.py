@@ -105,3 +105,9 @@ def test_vector_typed_builtins_in_a_divergent_branch_are_packetized() -> None:
     assert "__vecz_b_masked_llvm." not in res.ir
     body = res.ir.split("@__vecz_v8_phong(")[1]
     assert "<8 x double>" in body and "@_Z9normalizeDv4_f(" not in body
+
+
+def test_prefetch_is_a_no_op_for_global_pointers_only() -> None:
+    text = library.definition("_Z8prefetchPU3AS1KDv4_im", "void", ["ptr addrspace(1)", "i64"])
+    assert text is not None and "entry:\n  ret void" in text
+    assert library.definition("_Z8prefetchPU3AS3Kfm") is None  # local memory: no such overload
