@@ -189,6 +189,16 @@ def _ray_sphere(size: str) -> Problem:
     )
 
 
+def _phong(size: str) -> Problem:
+    n = _side(size, 64, 512)
+    spheres = _ray_sphere(size).args[1].data  # the same scene (float4 per sphere)
+    return Problem(
+        [Buffer(np.zeros(4 * n * n, np.uint8)), Buffer(spheres), Scalar(8, "int32"), Scalar(n, "int32"),
+         Scalar(n, "int32")],
+        _nd2(n, n),
+    )
+
+
 def _saxpy(size: str) -> Problem:
     n = _side(size, 4096, 1 << 20)
     r = _rng(11)
@@ -251,6 +261,7 @@ KERNELS: dict[str, Kernel] = {
         Kernel("histogram", "256-bin histogram (atomics)", _histogram),
         Kernel("collatz", "Collatz lengths (divergent loop)", _collatz, trip_count_output=True),
         Kernel("ray_sphere", "ray-sphere shading (divergent branches)", _ray_sphere),
+        Kernel("phong", "Phong-shaded spheres (normalize, dot, powr, mix, convert_uchar4_sat)", _phong),
         Kernel("saxpy", "SAXPY (memory bound)", _saxpy),
         Kernel("matmul_tiled", "tiled matrix multiply (__local tiles, barriers in a loop)", _matmul_tiled,
                folder="workgroup"),

@@ -447,4 +447,4 @@ def run_scalar(ir_text_or_case: str | Case, ndrange: NDRange | str, kernel: str 
     if res[0] != "ok":
         raise RuntimeError(f"scalar run: {res[0]}: {res[1] if len(res) > 1 else ''}")
     return [np.frombuffer(b, ELEM_DTYPES[a.base]).copy() if b is not None else None
-            for a, b in zip(args, res[1], strict=True)]
+            for a, b in zip(args, res[1][:len(args)], strict=True)]

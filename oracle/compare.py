@@ -58,4 +58,7 @@ def compare(
             f"buffer {i} index {elem}{comp}{_lane_hint(elem, nd, width, dim)}: "
             f"expected {_show(ea[k])} got {_show(aa[k])} ({idx.size} elements differ)"
         )
+    if len(expected) > len(layout) or len(actual) > len(layout):  # printf records (oracle.printf_capture)
+        from .printf_capture import compare as compare_printf
+        return compare_printf(list(expected[len(layout):][:1] or [[]])[0], list(actual[len(layout):][:1] or [[]])[0], width, dim)
     return None

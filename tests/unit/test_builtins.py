@@ -36,7 +36,7 @@ def test_demangle_vectors_pointers_and_substitutions() -> None:
     [
         ("_Z4fabsf", "llvm.fabs.f32"),
         ("_Z4sqrtd", "llvm.sqrt.f64"),
-        ("_Z4fminff", "llvm.minnum.f32"),
+        ("_Z4fminff", "llvm.minimumnum.f32"),
         ("_Z3maxii", "llvm.smax.i32"),
         ("_Z3minjj", "llvm.umin.i32"),
     ],

@@ -12,7 +12,13 @@ import enum
 from dataclasses import dataclass
 
 from .mangling import demangle
-from .math import elementwise_intrinsic, opencl_builtin_as_intrinsic, scalar_operand_positions
+from .math import (
+    ELEMENTWISE_INTRINSICS,
+    elementwise_intrinsic,
+    opencl_builtin_as_intrinsic,
+    scalar_operand_positions,
+    split_intrinsic,
+)
 from .work_item import WorkItemQuery, work_item_query
 
 
@@ -103,6 +109,11 @@ def is_pure_callee(name: str | None) -> bool:
     if name is None:
         return False
     if classify(name).kind in (BuiltinKind.WORK_ITEM, BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):
+        return True
+    split = split_intrinsic(name)
+    if split is not None and split[0] in ELEMENTWISE_INTRINSICS and split[0] != "expect":
+        # A vector form (`llvm.fabs.v4f32`, as the library's float4 bodies
+        # call): as pure as the scalar one, so a masked block need not wrap it.
         return True
     d = demangle(name)
     if d is not None and (d.name in PURE_OPENCL or d.name.startswith(("convert_", "as_"))):

@@ -98,8 +98,8 @@ _OPENCL_EXACT: dict[str, tuple[str, str]] = {
     "round": ("round", "float"),
     "copysign": ("copysign", "float"),
     "fma": ("fma", "float"),
-    "fmin": ("minnum", "float"),
-    "fmax": ("maxnum", "float"),
+    "fmin": ("minimumnum", "float"),  # as the library: NaN ignored, -0 < +0
+    "fmax": ("maximumnum", "float"),
     "sqrt": ("sqrt", "float"),
     "max": ("smax/umax", "int"),
     "min": ("smin/umin", "int"),

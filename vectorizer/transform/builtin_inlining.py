@@ -5,6 +5,15 @@ every function the module defines (helpers, user functions, builtins shipped
 as IR), so that the vectorizer sees one self-contained function and can
 packetize the callee's code instead of running it once per lane. Recursive
 calls, and calls beyond a size budget, stay calls (and are instantiated).
+
+Builtins the module only declares (as clang emits them) are inlined from the
+OpenCL C builtin library (`vectorizer/builtins/library`): the same
+definitions the oracle's runtime links into the scalar kernel, so the
+packetized body computes in each lane exactly the bits the scalar call
+computes. Their bodies are straight-line code (selects, no branches or
+tables), which packetizes into plain vector instructions. Calls past
+`MAX_LIBRARY_INSTRUCTIONS` of inlined library code stay calls: the packetizer
+instantiates them lane by lane, which is exact as well.
 """
 
 from __future__ import annotations
@@ -17,6 +26,8 @@ from ..ir import values as V
 from ..ir.builder import Builder
 
 MAX_INLINED_CALLS = 256
+# Instructions of library bodies inlined into one kernel; the rest stay calls.
+MAX_LIBRARY_INSTRUCTIONS = 40000
 
 
 def _inlinable(call: I.CallInst, caller: V.Function, stack: set[str]) -> bool:
@@ -116,8 +127,89 @@ def inline_call(call: I.CallInst) -> None:
 
 
 def inline_calls(function: V.Function, module: V.Module) -> int:
-    """Inline, transitively, every call to a function defined in the module; returns the count."""
-    del module  # callees are reached through the calls themselves
+    """Inline, transitively, every call to a function defined in the module,
+    then the calls to builtins the library defines; returns the count."""
+    count = _inline_defined(function)
+    return count + inline_library_builtins(function, module)
+
+
+def _library_callee(call: I.CallInst, noinline_groups: set[str]) -> V.Function | None:
+    fn = call.called_function
+    if fn is None or not fn.is_declaration or fn.name.startswith("llvm.") or not fn.name.startswith("_Z"):
+        return None
+    if fn.function_type.vararg:
+        return None
+    # `noinline` on the call site or the declaration keeps the call.
+    for attrs in (call.attributes, fn.attributes or ""):
+        words = set(attrs.split())
+        if "noinline" in words or words & noinline_groups:
+            return None
+    return fn
+
+
+def _noinline_groups(module: V.Module) -> set[str]:
+    """The attribute groups (`#N`) that contain `noinline`."""
+    out = set()
+    for text in module.attribute_groups:
+        head, _, body = text.partition("=")
+        if "noinline" in body.replace("{", " ").replace("}", " ").split():
+            out.add(head.replace("attributes", "").strip())
+    return out
+
+
+def inline_library_builtins(function: V.Function, module: V.Module) -> int:
+    """Inline the library's definition of every builtin `function` calls that
+    the module only declares; returns how many calls were inlined. External
+    functions the bodies call (intrinsics, the C library) are declared in
+    `module`; the library's definitions themselves are not added to it."""
+    from ..builtins import library
+    from ..ir import parse_module
+
+    wanted: dict[str, tuple[str, list[str]]] = {}
+    calls: list[I.CallInst] = []
+    groups = _noinline_groups(module)
+    for inst in function.instructions():
+        if isinstance(inst, I.CallInst):
+            fn = _library_callee(inst, groups)
+            if fn is not None:
+                calls.append(inst)
+                fty = fn.function_type
+                wanted.setdefault(fn.name, (str(fty.return_type), [str(p) for p in fty.params]))
+    if not calls:
+        return 0
+    text, defined = library.definitions((n, r, p) for n, (r, p) in wanted.items())
+    if not defined:
+        return 0
+    lib = parse_module(text)
+    sizes = {name: sum(1 for _ in lib.get_function(name).instructions()) for name in defined}
+    budget = MAX_LIBRARY_INSTRUCTIONS
+    count = 0
+    for call in calls:
+        name = call.called_function.name
+        if name not in sizes or sizes[name] > budget:
+            continue
+        budget -= sizes[name]
+        # Every call site of the library's functions is one of ours: drop
+        # call-site attributes meant for the declaration (they are hints only).
+        call.callee = lib.get_function(name)
+        inline_call(call)
+        count += 1
+    if count:
+        _adopt_declarations(function, module, lib)
+    return count
+
+
+def _adopt_declarations(function: V.Function, module: V.Module, lib: V.Module) -> None:
+    """Point calls to `lib`'s declarations (left by inlining its bodies) at
+    the same-named declarations of `module`, adding those it lacks."""
+    for inst in function.instructions():
+        if isinstance(inst, I.CallInst):
+            fn = inst.called_function
+            if fn is not None and fn.parent is lib:
+                inst.callee = module.get_or_insert_function(fn.name, fn.function_type)
+
+
+def _inline_defined(function: V.Function) -> int:
     count = 0
     changed = True
     while changed and count < MAX_INLINED_CALLS:

@@ -128,3 +128,16 @@ def _shuffle(name: str, params: tuple[CLType, ...]) -> Impl | None:
             out = b.insert(out, b.op(f"extractelement {src}, {j}", src.ty.scalar), i)
         return out
     return Impl(rt, body, family="shuffle")
+
+
+@builtin("prefetch")
+def _prefetch(name: str, params: tuple[CLType, ...]) -> Impl | None:
+    """prefetch(const global gentype *p, size_t n): a hint; nothing to do on a CPU's caches here."""
+    if len(params) != 2 or params[0].pointee is None or params[0].addrspace != 1 or not _offset_ok(params[1]):
+        return None
+    if not is_value(params[0].pointee):
+        return None
+
+    def body(b: Builder, p: Val, n: Val) -> None:
+        return None
+    return Impl(None, body, pure=True, family="prefetch")

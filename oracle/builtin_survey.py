@@ -1,0 +1,188 @@
+"""Survey of the builtin library on real kernels: PoCL's builtin tests and the
+benchmark kernels of `../shared/realworld-dev` without barriers, run in the
+oracle and vectorized at W = 4, 8, 16.
+
+    python -m oracle.builtin_survey [DIR] [--widths 4,8,16] [--category C]... [--jobs N]
+                                    [--verbose] [--json FILE] [--limit N]
+
+Each kernel (distinct compiled kernels of the catalogue whose category is
+`unit-test-builtins` or `benchmark`, without barriers) gets one verdict:
+
+- `match`: the scalar reference ran at every inferred NDRange and every
+  width matched it (buffers and printf output);
+- `refused`: it ran, and the vectorizer refused some width with a remark
+  (the remark is listed with --verbose), the others matched;
+- `unsupported builtin`: the oracle cannot run it (a builtin the runtime
+  lacks; images are the known case);
+- `not judged`: the scalar reference could not be judged for another reason
+  (launch not inferable, scalar fault, the result depends on the
+  work-items' order...): nothing to compare with;
+- `defect`: a mismatch, a vector fault, a timeout or a vectorizer error at
+  some width: every one is a defect to explain.
+
+Prints one line per category with counts (and, with --verbose, one line per
+kernel not matching), per category of kernel. Exit status 1 if any defect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .case import CaseError
+from .check import check
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "realworld-dev"
+CATEGORIES = ("unit-test-builtins", "benchmark")
+VERDICTS = ("match", "refused", "unsupported builtin", "not judged", "defect")
+DEFECT_STATUSES = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
+_MISSING = re.compile(r"unsupported builtin|undefined function")
+
+
+@dataclass
+class Verdict:
+    """One kernel's survey result."""
+
+    category: str
+    suite: str
+    kernel: str
+    ir: str
+    verdict: str = ""
+    detail: str = ""
+
+
+def select(root: Path, categories: tuple[str, ...] = CATEGORIES) -> list[Verdict]:
+    """The distinct compiled kernels of `categories` without barriers."""
+    entries = json.loads((root / "catalogue.json").read_text())
+    out = []
+    for e in entries:
+        if e.get("category") not in categories or not e.get("compiled") or not e.get("ir_O1"):
+            continue
+        if e.get("duplicate_of") or e.get("barriers"):
+            continue
+        out.append(Verdict(e["category"], e["suite"], e["kernel"], e["ir_O1"]))
+    return out
+
+
+def judge(statuses: list[tuple[int, str, str]]) -> tuple[str, str]:
+    """(verdict, detail) from the (width, status, detail) of every result."""
+    if not statuses:
+        return "not judged", "no NDRange ran"
+    for _w, st, detail in statuses:
+        if st == "unsupported-input" and _MISSING.search(detail):
+            return "unsupported builtin", detail
+    scalar_bad = [(st, d) for _w, st, d in statuses if st in ("scalar-fault", "scalar-race", "unsupported-input")]
+    if scalar_bad:
+        return "not judged", f"{scalar_bad[0][0]}: {scalar_bad[0][1]}"
+    bad = [(w, st, d) for w, st, d in statuses if st in DEFECT_STATUSES]
+    if bad:
+        w, st, d = bad[0]
+        return "defect", f"W={w} {st}: {d}"
+    refused = [(w, d) for w, st, d in statuses if st == "not-vectorized"]
+    if refused:
+        return "refused", f"W={refused[0][0]}: {refused[0][1]}"
+    return "match", ""
+
+
+def kernel_module(text: str, kernel: str) -> str:
+    """`text` with only `kernel` and what it uses: PoCL's test files hold up
+    to 49 kernels, which every vectorization and build would otherwise carry."""
+    import llvmlite.binding as llvm
+
+    from vectorizer import llvm_bridge
+
+    mod = llvm_bridge.parse(text)
+    for f in mod.functions:
+        if not f.is_declaration and f.name != kernel:
+            f.linkage = llvm.Linkage.internal
+    return llvm_bridge.run_passes(mod, ["globaldce", "strip-dead-prototypes"])
+
+
+def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> Verdict:
+    """Check one kernel at `widths`; fill in its verdict."""
+    text = (root / v.ir).read_text(errors="replace")
+    try:
+        text = kernel_module(text, v.kernel)
+    except Exception as exc:  # noqa: BLE001 - LLVM rejects the file: the oracle would too
+        v.verdict, v.detail = "not judged", f"bad input: {' '.join(str(exc).split())[:200]}"
+        return v
+    try:
+        rep = check(text, kernel=v.kernel, widths=widths, timeout=timeout)
+    except CaseError as exc:
+        v.verdict, v.detail = "not judged", f"launch: {exc}"
+        return v
+    except Exception as exc:  # noqa: BLE001 - one kernel must not end the survey
+        v.verdict, v.detail = "defect", f"oracle error: {type(exc).__name__}: {exc}"
+        return v
+    v.verdict, v.detail = judge([(r.width, r.status, r.detail) for r in rep.results])
+    v.detail = " ".join(v.detail.split())[:400]
+    return v
+
+
+def table(results: list[Verdict]) -> str:
+    """Counts per category of kernel and verdict."""
+    lines = [f"{'category':20} {'kernels':>7} " + " ".join(f"{h:>11}" for h in VERDICTS)]
+    cats = [c for c in CATEGORIES if any(r.category == c for r in results)]
+    for c in [*cats, "all"]:
+        rs = [r for r in results if c in ("all", r.category)]
+        n = Counter(r.verdict for r in rs)
+        lines.append(f"{c:20} {len(rs):7} " + " ".join(f"{n.get(h, 0):11}" for h in VERDICTS))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    p = argparse.ArgumentParser(prog="python -m oracle.builtin_survey", description=__doc__.split("\n")[0])
+    p.add_argument("dir", nargs="?", default=str(DEFAULT_DIR))
+    p.add_argument("--widths", default="4,8,16")
+    p.add_argument("--category", action="append", choices=CATEGORIES)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=10.0)
+    p.add_argument("--limit", type=int, default=0, help="only the first N kernels")
+    p.add_argument("--verbose", action="store_true", help="one line per kernel that does not match")
+    p.add_argument("--json", help="write every verdict to this file")
+    ns = p.parse_args(argv)
+    root = Path(ns.dir)
+    if not (root / "catalogue.json").is_file():
+        print(f"builtin_survey: no catalogue.json in {root}", file=sys.stderr)
+        return 2
+    try:
+        widths = [int(w) for w in ns.widths.split(",")]
+    except ValueError:
+        print(f"builtin_survey: bad --widths {ns.widths!r}", file=sys.stderr)
+        return 2
+    kernels = select(root, tuple(ns.category or CATEGORIES))
+    if ns.limit:
+        kernels = kernels[: ns.limit]
+    done = 0
+
+    def one(v: Verdict) -> Verdict:
+        nonlocal done
+        r = survey_kernel(root, v, widths, ns.timeout)
+        done += 1
+        print(f"\r{done}/{len(kernels)}", end="", file=sys.stderr, flush=True)
+        return r
+
+    with ThreadPoolExecutor(max(1, ns.jobs)) as ex:
+        results = list(ex.map(one, kernels))
+    print(file=sys.stderr)
+    if ns.verbose:
+        for r in results:
+            if r.verdict != "match":
+                print(f"{r.verdict:20} {r.suite}/{r.kernel} ({r.ir}): {r.detail}")
+        print()
+    if ns.json:
+        Path(ns.json).write_text(json.dumps([asdict(r) for r in results], indent=1))
+    print(f"widths {','.join(map(str, widths))}")
+    print(table(results))
+    return 1 if any(r.verdict == "defect" for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
