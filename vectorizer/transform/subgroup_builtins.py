@@ -1,0 +1,354 @@
+"""Sub-group builtins and work-group collectives as in-packet vector code.
+
+In the vectorized kernel a sub-group is the packet (docs/subgroups.md): W
+consecutive work-items along the vectorized dimension. So:
+
+- a sub-group reduction is a reduction of the packet, broadcast to every
+  lane; a scan is a scan across the lanes; a broadcast extracts a lane;
+  shuffles move lanes; a ballot packs the lanes' conditions into bits;
+  `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
+  nothing (the packet's lanes run together);
+- a work-group collective combines the packet first (its reduction, or its
+  total for a scan) and calls the scalar builtin once with it: the runtime's
+  group-wide step then sees one contribution per packet, as from a work-item,
+  and the packet finishes the scan with the exclusive result it gets back
+  (the scalar exclusive-scan builtin of the same operation), as Vecz does.
+
+Results are bit-exact with the oracle's reference, which folds the members
+of a sub-group in lane order: integer operations use LLVM's reductions and
+log-step scans (associative and commutative, so any order gives the same
+bits); floating-point ones are folded lane by lane in lane order, the order
+the reference uses (OpenCL allows any order; we pick the reference's, so the
+oracle needs no tolerance). Floating-point work-group reductions and scans
+would combine packets in another order than the reference's work-items: they
+are refused, as are work-group broadcasts, work-group scans along a dimension
+other than 0 (a packet is then not a run of consecutive linear ids),
+collectives under divergent control flow (the non-uniform forms) and
+collectives with VectorPredication (the partial packet's sub-group size
+changes at run time).
+
+The transform is the packetizer's: `SubGroupPacketizer` handles collective
+calls and leaves everything else to `Packetizer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis import subgroups as sg
+from ..builtins import classify
+from ..builtins.masked import classify_masked_call
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from ..ir.builder import Builder
+from .packetizer import PacketizationError, Packetizer, _suffix
+
+_INT_REDUCE = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "smin": "smin",
+               "smax": "smax", "umin": "umin", "umax": "umax", "logical_and": "and",
+               "logical_or": "or", "logical_xor": "xor"}
+
+
+def collective_of(inst: V.Value) -> sg.Collective | None:
+    """The collective a call instruction makes, or None."""
+    if not isinstance(inst, I.CallInst):
+        return None
+    fn = inst.called_function
+    return sg.parse_collective(fn.name if fn is not None else None)
+
+
+def refusal(name: str, dim: int) -> str | None:
+    """Why a call to `name` (a collective-looking name) cannot be vectorized
+    at dimension `dim`, or None when it can."""
+    c = sg.parse_collective(name)
+    if c is None:
+        return sg.unsupported_reason(name)
+    if c.scope == "work":
+        if c.kind == sg.BROADCAST:
+            return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
+        if c.op is not None and c.op.startswith("f"):
+            return (f"floating-point work-group collective '{name}' is not vectorized: combining packets "
+                    "reorders the operations against the reference's work-item order")
+        if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
+            return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet is not a run "
+                    "of consecutive work-items in the scan's order")
+    return None
+
+
+@dataclass
+class SubGroupPacketizer(Packetizer):
+    """The packetizer, with collective calls as in-packet vector code."""
+
+    predicated: bool = False
+
+    # ------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        self._done: set[int] = set()  # collective calls already turned into vector code
+        self._check_collectives()
+        for inst in list(self.function.instructions()):
+            c = collective_of(inst)
+            if c is not None and c.kind == sg.BARRIER and c.scope == "sub":
+                # The packet's lanes run together: nothing to wait for.
+                inst.erase_from_parent()
+        super().run()
+        # Lane 0 of a collective's result was the call itself.
+        for inst in list(self.function.instructions()):
+            if id(inst) not in self._done:
+                continue
+            if id(inst) not in self._packets:
+                inst.erase_from_parent()  # void, or its result unused
+                continue
+            vec = self._packets[id(inst)]
+            if inst.uses:
+                b = Builder()
+                b.position_after(vec if isinstance(vec, I.Instruction) else inst)
+                inst.replace_all_uses_with(b.extractelement(vec, 0))
+            inst.erase_from_parent()
+
+    def _check_collectives(self) -> None:
+        found = False
+        for inst in self.function.instructions():
+            if not isinstance(inst, I.CallInst):
+                continue
+            fn = inst.called_function
+            name = fn.name if fn is not None else None
+            if sg.is_collective_name(name):
+                found = True
+                why = refusal(name, self.uniform.dim)  # type: ignore[arg-type]
+                if why:
+                    raise PacketizationError(why)
+            masked = classify_masked_call(inst)
+            if masked is not None and masked.kind == "wrapper" and fn is not None:
+                for sub in fn.instructions():
+                    if isinstance(sub, I.CallInst) and sg.is_collective_name(
+                        sub.called_function.name if sub.called_function is not None else None
+                    ):
+                        raise PacketizationError(
+                            f"collective '{sub.called_function.name}' under divergent control flow "  # type: ignore[union-attr]
+                            "is not supported (its non-uniform form)"
+                        )
+        if found and self.predicated:
+            raise PacketizationError("sub-group and work-group collectives with VectorPredication are not supported yet")
+
+    def _is_leaf(self, inst: I.Instruction) -> bool:
+        if collective_of(inst) is not None:
+            return True
+        return super()._is_leaf(inst)
+
+    def _leaf(self, inst: I.Instruction) -> None:
+        c = collective_of(inst)
+        if c is None:
+            super()._leaf(inst)
+            return
+        if isinstance(inst.type, T.VoidType):
+            self._collective(inst, c)  # type: ignore[arg-type]
+        elif id(inst) not in self._packets:
+            self.packet(inst)
+
+    def _make_packet(self, value: V.Value) -> V.Value:
+        c = collective_of(value)
+        if c is not None and id(value) not in self._done:
+            return self._collective(value, c)  # type: ignore[arg-type]
+        return super()._make_packet(value)
+
+    def _make_lane(self, value: V.Value, lane: int) -> V.Value:
+        if collective_of(value) is not None and id(value) not in self._done:
+            self.packet(value)  # lanes come from the packet, never from re-running the call
+        return super()._make_lane(value, lane)
+
+    def _root_step(self, inst: I.CallInst) -> int:
+        # A sub-group runs along the vectorized dimension, whichever it is.
+        fn = inst.called_function
+        q = classify(fn.name if fn is not None else None).query
+        if q is not None and q.kind == "sub_group_local_id":
+            return 1
+        return super()._root_step(inst)
+
+    # ------------------------------------------------------------ helpers
+
+    def _splat(self, v: V.Value, b: Builder) -> V.Value:
+        vty = T.VectorType(v.type, self.width)
+        ins = b.insertelement(V.PoisonValue(vty), v, 0)
+        return b.shufflevector(ins, V.PoisonValue(vty), [0] * self.width)
+
+    def _combine(self, op: str, a: V.Value, x: V.Value, b: Builder) -> V.Value:
+        simple = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd",
+                  "fmul": "fmul", "logical_and": "and", "logical_or": "or", "logical_xor": "xor"}
+        if op in simple:
+            return b.binop(simple[op], a, x)
+        intr = {"smin": "smin", "smax": "smax", "umin": "umin", "umax": "umax", "fmin": "minnum",
+                "fmax": "maxnum"}[op]
+        fn = self.module.get_or_insert_function(f"llvm.{intr}.{_suffix(a.type)}",
+                                                T.FunctionType(a.type, (a.type, a.type)))
+        return b.call(fn, [a, x])
+
+    def _identity(self, op: str, ty: T.Type) -> V.Value:
+        if isinstance(ty, T.FloatType):
+            return V.const_fp(ty, float(sg.identity(op, 0, True)))
+        assert isinstance(ty, T.IntType)
+        val = int(sg.identity(op, ty.bits, False))
+        if ty.bits == 1:
+            val = val & 1
+        return V.const_int(ty, val)
+
+    def _reduce(self, op: str, packet: V.Value, b: Builder) -> V.Value:  # type: ignore[override]
+        vty = packet.type
+        assert isinstance(vty, T.VectorType)
+        if op in _INT_REDUCE and isinstance(vty.element, T.IntType):
+            fn = self.module.get_or_insert_function(
+                f"llvm.vector.reduce.{_INT_REDUCE[op]}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
+            )
+            return b.call(fn, [packet])
+        # Floating point: lane order, as the reference folds.
+        acc: V.Value = b.extractelement(packet, 0)
+        for k in range(1, self.width):
+            acc = self._combine(op, acc, b.extractelement(packet, k), b)
+        return acc
+
+    def _scan(self, op: str, packet: V.Value, inclusive: bool, b: Builder) -> V.Value:
+        vty = packet.type
+        assert isinstance(vty, T.VectorType)
+        ident = self._identity(op, vty.element)
+        if isinstance(vty.element, T.IntType):
+            # Log-step scan: exact for associative, commutative integer operations.
+            acc = packet
+            ids = V.splat(vty, ident)  # type: ignore[arg-type]
+            step = 1
+            while step < self.width:
+                shifted = b.shufflevector(acc, ids, [k - step if k >= step else self.width for k in range(self.width)])
+                acc = self._combine(op, acc, shifted, b)
+                step *= 2
+        else:
+            acc_s: V.Value = b.extractelement(packet, 0)
+            acc = b.insertelement(V.PoisonValue(vty), acc_s, 0)
+            for k in range(1, self.width):
+                acc_s = self._combine(op, acc_s, b.extractelement(packet, k), b)
+                acc = b.insertelement(acc, acc_s, k)
+        if inclusive:
+            return acc
+        ids = V.splat(vty, ident)  # type: ignore[arg-type]
+        return b.shufflevector(acc, ids, [self.width] + list(range(self.width - 1)))
+
+    def _lane_select(self, srcs: list[tuple[V.Value, V.Value, V.Value]], ty: T.Type, b: Builder) -> V.Value:
+        """A packet whose lane k is `srcs[k]` = (vector, index, in range): the
+        vector's element at the index, or zero when out of range."""
+        vty = T.VectorType(ty, self.width)
+        zero = V.ConstantAggregateZero(ty)
+        out: V.Value = V.PoisonValue(vty)
+        for k, (vec, idx, ok) in enumerate(srcs):
+            safe = b.select(ok, idx, V.const_int(idx.type, 0))
+            e = b.extractelement(vec, safe)
+            out = b.insertelement(out, b.select(ok, e, zero), k)
+        return out
+
+    def _as_i32(self, v: V.Value, b: Builder) -> V.Value:
+        assert isinstance(v.type, T.IntType)
+        if v.type.bits == 32:
+            return v
+        return b.cast("trunc" if v.type.bits > 32 else "zext", v, T.i32)
+
+    # ------------------------------------------------------------ collectives
+
+    def _collective(self, call: I.CallInst, c: sg.Collective) -> V.Value:
+        self._done.add(id(call))
+        b = Builder()
+        b.position_after(call)
+        if c.scope == "work":
+            return self._work_group(call, c, b)
+        assert c.value is not None
+        x = self.packet(call.args[c.value])
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        el = vty.element
+        w = self.width
+        if c.kind == sg.REDUCE:
+            return self._splat(self._reduce(c.op, x, b), b)  # type: ignore[arg-type]
+        if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
+            return self._scan(c.op, x, c.kind == sg.SCAN_INCLUSIVE, b)  # type: ignore[arg-type]
+        if c.kind in (sg.ALL, sg.ANY, sg.BALLOT):
+            bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
+            if c.kind == sg.BALLOT:
+                packed = b.bitcast(bits, T.IntType(w))
+                wide = b.zext(packed, T.IntType(128)) if w < 128 else packed
+                return self._splat(b.bitcast(wide, T.VectorType(T.i32, 4)), b)
+            r = self._reduce("and" if c.kind == sg.ALL else "or", bits, b)
+            if call.type != T.i1:
+                r = b.zext(r, call.type)
+            return self._splat(r, b)
+        if c.kind == sg.BROADCAST:
+            idx = self._as_i32(call.args[c.extra[0]], b)  # lane 0's, as the reference takes member 0's
+            ok = b.icmp("ult", idx, V.const_int(T.i32, w))
+            return self._splat(b.select(ok, b.extractelement(x, b.select(ok, idx, V.const_int(T.i32, 0))),
+                                        V.ConstantAggregateZero(el)), b)
+        if c.kind in (sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+            second = None
+            extra = list(c.extra)
+            if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+                second = self.packet(call.args[extra.pop(0)])
+            arg = call.args[extra[0]]
+            srcs = []
+            for k in range(w):
+                a = self._as_i32(self.lane(arg, k), b)
+                kk = V.const_int(T.i32, k)
+                vec = x
+                if c.kind == sg.SHUFFLE:
+                    idx = a
+                elif c.kind == sg.SHUFFLE_XOR:
+                    idx = b.binop("xor", kk, a)
+                elif c.kind == sg.SHUFFLE_UP:
+                    idx = b.binop("sub", kk, a)
+                    if second is not None:
+                        # Below lane 0: the previous packet `prev`, W lanes up.
+                        below = b.icmp("ugt", a, kk)
+                        idx = b.select(below, b.binop("add", idx, V.const_int(T.i32, w)), idx)
+                        vec = b.select(below, second, x)
+                else:
+                    idx = b.binop("add", kk, a)
+                    if second is not None:
+                        past = b.icmp("uge", idx, V.const_int(T.i32, w))
+                        idx = b.select(past, b.binop("sub", idx, V.const_int(T.i32, w)), idx)
+                        vec = b.select(past, second, x)
+                srcs.append((vec, idx, b.icmp("ult", idx, V.const_int(T.i32, w))))
+            return self._lane_select(srcs, el, b)
+        raise PacketizationError(sg.unsupported_reason(call.called_function.name))  # type: ignore[union-attr]
+
+    def _work_group(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
+        """Combine the packet, take the group-wide step through the scalar builtin."""
+        fn = call.called_function
+        assert fn is not None and c.value is not None
+        x = self.packet(call.args[c.value])
+        args = list(call.args)
+        if c.kind in (sg.ALL, sg.ANY):
+            vty = x.type
+            bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
+            r = self._reduce("and" if c.kind == sg.ALL else "or", bits, b)
+            arg_ty = fn.function_type.params[c.value]
+            args[c.value] = r if arg_ty == T.i1 else b.zext(r, arg_ty)
+            res = b.call(fn, args)
+            return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
+        assert c.op is not None
+        if c.kind == sg.REDUCE:
+            args[c.value] = self._reduce(c.op, x, b)
+            res = b.call(fn, args)
+            return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
+        # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
+        incl = self._scan(c.op, x, True, b)
+        total = b.extractelement(incl, self.width - 1)
+        excl_fn = self._exclusive_variant(fn, c)
+        args[c.value] = total
+        base = b.call(excl_fn, args)
+        local = incl if c.kind == sg.SCAN_INCLUSIVE else self._scan(c.op, x, False, b)
+        return self._combine(c.op, self._splat(base, b), local, b)
+
+    def _exclusive_variant(self, fn: V.Function, c: sg.Collective) -> V.Function:
+        """The exclusive-scan builtin of the same operation and type as `fn`."""
+        name = fn.name
+        if c.kind == sg.SCAN_EXCLUSIVE:
+            return fn
+        if c.mux:
+            new = name.replace("_scan_inclusive_", "_scan_exclusive_")
+        else:
+            # `_Z<len>work_group_scan_inclusive_<op><types>`: same length.
+            new = name.replace("work_group_scan_inclusive_", "work_group_scan_exclusive_")
+        return self.module.get_or_insert_function(new, fn.function_type)
