@@ -389,6 +389,12 @@ class _GeometrySession:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sess, name)
 
+    @property
+    def kernel(self) -> str:
+        # Launch keys (oracle.reference) name the geometry too: buffer sizes
+        # inferred for one sub-group width do not fit another.
+        return f"{self._sess.kernel}@sg{self._width}.{self._dim}"
+
     def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int,
             timeout: float | None = None) -> tuple | W.Failure:
         from .subgroups import geometry_key

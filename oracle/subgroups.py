@@ -312,6 +312,7 @@ def _fiber_text() -> str:
 @__oracle_sg_in = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
 @__oracle_sg_in2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
 @__oracle_sg_out = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
+@__oracle_sg_out2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
 @__oracle_sg_aux = internal global [{_MAXF} x [4 x i64]] zeroinitializer, align 64
 @__oracle_sg_mine = internal global [{_MAXF} x i64] zeroinitializer, align 64
 @__oracle_sg_open = internal global [{n1} x i64] zeroinitializer, align 64
@@ -319,7 +320,7 @@ def _fiber_text() -> str:
 @__oracle_sg_count = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_epoch = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_host = internal global [{n1} x ptr] zeroinitializer, align 64
-@__oracle_sg_site = internal global [{n1} x ptr] zeroinitializer, align 64
+@__oracle_sg_site = internal global [{n1} x [2 x ptr]] zeroinitializer, align 64
 @__oracle_sg_ticket = internal global i64 0, align 8
 @__oracle_sg_fmt_skip = private unnamed_addr constant [{len(fmt_skip) + 1} x i8] c"{fmt_skip}\\00"
 @__oracle_sg_fmt_site = private unnamed_addr constant [{len(fmt_site) + 1} x i8] c"{fmt_site}\\00"
@@ -565,7 +566,15 @@ entry:
   %closed = load i64, ptr %clp, align 8
   %cnp = getelementptr [{n1} x i64], ptr @__oracle_sg_count, i64 0, i64 %key
   %hp = getelementptr [{n1} x ptr], ptr @__oracle_sg_host, i64 0, i64 %key
-  %sp = getelementptr [{n1} x ptr], ptr @__oracle_sg_site, i64 0, i64 %key
+  ; Members running the same function must reach the same call site; a
+  ; packet and a remainder work-item run different functions (and a packet
+  ; calls the exclusive scan for an inclusive one).
+  %kp = getelementptr i8, ptr %rme, i64 40
+  %kind = load i64, ptr %kp, align 8
+  %kind1 = and i64 %kind, 1
+  %sp0 = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 0
+  %sp1 = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 1
+  %sp = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 %kind1
   %some = icmp ne i64 %open, 0
   %same = icmp eq i64 %oep, %ep
   %notclosed = icmp ne i64 %closed, %open
@@ -580,11 +589,18 @@ new:
   store i64 %ep, ptr %epp, align 8
   store i64 0, ptr %cnp, align 8
   store ptr %rme, ptr %hp, align 8
-  store ptr %site, ptr %sp, align 8
+  store ptr null, ptr %sp0, align 8
+  store ptr null, ptr %sp1, align 8
   br label %join
 join:
   %t = load i64, ptr %op, align 8
   %isite = load ptr, ptr %sp, align 8
+  %firstofkind = icmp eq ptr %isite, null
+  br i1 %firstofkind, label %setsite, label %cmpsite
+setsite:
+  store ptr %site, ptr %sp, align 8
+  br label %count
+cmpsite:
   %samesite = icmp eq ptr %isite, %site
   br i1 %samesite, label %count, label %badsite
 badsite:
@@ -814,8 +830,8 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         p = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
         return f.op(f"load {ty}, ptr {p}, align 8", "x")
 
-    def store_out(fib: str, v: str) -> None:
-        p = f.op(f"call ptr @__oracle_sg_slot(ptr @__oracle_sg_out, i64 {fib})")
+    def store_out(fib: str, v: str, arr: str = "@__oracle_sg_out") -> None:
+        p = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
         f(f"store {rty} {v}, ptr {p}, align 8")
 
     def aux(fib: str, k: int) -> str:
@@ -837,10 +853,12 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         f0 = member("0")
         x0 = load_in("@__oracle_sg_in", f0, vty)
         f(f"store {vty} {x0}, ptr {acc}, align 8")
-        if c.kind == names.SCAN_INCLUSIVE:
-            store_out(f0, x0)
-        elif c.kind == names.SCAN_EXCLUSIVE:
+        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
+        if scan:
+            # Both scans' results, whichever builtin the last member called:
+            # a packet's inclusive scan calls the exclusive one.
             store_out(f0, _const(names.identity(c.op, bits, is_float), vty))
+            store_out(f0, x0, "@__oracle_sg_out2")
 
         def step(m: str) -> None:
             fib = member(m)
@@ -848,10 +866,9 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
             x = load_in("@__oracle_sg_in", fib, vty)
             nxt = _combine(c.op, prev, x, vty, f, intrinsic)  # type: ignore[arg-type]
             f(f"store {vty} {nxt}, ptr {acc}, align 8")
-            if c.kind == names.SCAN_INCLUSIVE:
-                store_out(fib, nxt)
-            elif c.kind == names.SCAN_EXCLUSIVE:
+            if scan:
                 store_out(fib, prev)
+                store_out(fib, nxt, "@__oracle_sg_out2")
 
         f.loop(n, step, start="1")
         if c.kind == names.REDUCE:
@@ -959,7 +976,8 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
     f(f"call void @__oracle_sg_finish(i64 {scope})")
     f("br label %read")
     f.block("read")
-    p = f.op(f"call ptr @__oracle_sg_slot(ptr @__oracle_sg_out, i64 {me})")
+    out = "@__oracle_sg_out2" if c.kind == names.SCAN_INCLUSIVE else "@__oracle_sg_out"
+    p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
     f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
     return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
 
