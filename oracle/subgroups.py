@@ -7,7 +7,8 @@ sub-group. Sub-groups are numbered row by row (the other two dimensions, the
 lower one fastest), then along `dim`.
 
 The geometry lives in three slots of the runtime's work-item state
-(`@__oracle_st`): `SG_WIDTH` (W; 0 means the whole local size along dim),
+(`@__oracle_st`): `SG_WIDTH` (W; 0, a run naming no geometry, means 1: the
+sub-groups of a kernel that is not vectorized),
 `SG_DIM`, and `SG_RUN` (0 scalar run, 1 vectorized run, 2 vectorized run with
 VectorPredication). The scalar drivers copy W and dim from cfg slots
 `CFG_WIDTH` and `CFG_DIM` (the worker sets them from a run key's `@sg<W>.<dim>`
@@ -164,17 +165,14 @@ entry:
   ret i64 %v
 }}
 
-; W: the sub-group width (0 in the state: the whole local size along dim).
+; W: the sub-group width (0 in the state, a run that names no geometry:
+; 1, the scalar kernel's own sub-groups).
 define internal i64 @__oracle_sg_width() {{
 entry:
   %w = load i64, ptr {_state(SG_WIDTH)}, align 8
-  %d = call i64 @__oracle_sg_dim()
-  %l = call i64 @__oracle_sg_lsize(i64 %d)
   %z = icmp eq i64 %w, 0
-  %r = select i1 %z, i64 %l, i64 %w
-  %one = icmp eq i64 %r, 0
-  %r1 = select i1 %one, i64 1, i64 %r
-  ret i64 %r1
+  %r = select i1 %z, i64 1, i64 %w
+  ret i64 %r
 }}
 
 ; The first local id along dim of the running work-item's sub-group.
