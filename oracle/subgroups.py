@@ -791,6 +791,12 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         last = f.op(f"call i1 @__oracle_sg_arrive(i64 {scope}, ptr {site})")
         f(f"br i1 {last}, label %compute, label %read")
         f.block("compute")
+        # A new barrier interval for the sanitizer: the group's epoch, as at a
+        # work-group barrier (it then also orders the other sub-groups'
+        # accesses: a race between sub-groups across it goes unseen by the
+        # sanitizer, though the reversed-order run may still catch it).
+        ep = f.op("load i64, ptr @__oracle_san_epoch, align 8")
+        f(f"store i64 {f.op(f'add i64 {ep}, 1')}, ptr @__oracle_san_epoch, align 8")
         f(f"call void @__oracle_sg_finish(i64 {scope})")
         f("br label %read")
         f.block("read")

@@ -5,8 +5,7 @@ consecutive work-items along the vectorized dimension. So:
 
 - a sub-group reduction is a reduction of the packet, broadcast to every
   lane; a scan is a scan across the lanes; a broadcast extracts a lane;
-  shuffles move lanes; a ballot packs the lanes' conditions into bits;
-  `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
+  shuffles move lanes; `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
   nothing (the packet's lanes run together);
 - a work-group collective combines the packet first (its reduction, or its
   total for a scan) and calls the scalar builtin once with it: the runtime's
@@ -21,7 +20,7 @@ bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Floating-point work-group reductions and scans
 would combine packets in another order than the reference's work-items: they
-are refused, as are work-group broadcasts, work-group scans along a dimension
+are refused, as are ballots (a uint4 per lane has no packet yet), work-group broadcasts, work-group scans along a dimension
 other than 0 (a packet is then not a run of consecutive linear ids),
 collectives under divergent control flow (the non-uniform forms) and
 collectives with VectorPredication (the partial packet's sub-group size
@@ -63,6 +62,8 @@ def refusal(name: str, dim: int) -> str | None:
     c = sg.parse_collective(name)
     if c is None:
         return sg.unsupported_reason(name)
+    if c.kind == sg.BALLOT:
+        return f"sub-group ballot '{name}' returns a vector (uint4), which the packetizer cannot widen yet"
     if c.scope == "work":
         if c.kind == sg.BROADCAST:
             return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
@@ -266,12 +267,8 @@ class SubGroupPacketizer(Packetizer):
             return self._splat(self._reduce(c.op, x, b), b)  # type: ignore[arg-type]
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
             return self._scan(c.op, x, c.kind == sg.SCAN_INCLUSIVE, b)  # type: ignore[arg-type]
-        if c.kind in (sg.ALL, sg.ANY, sg.BALLOT):
+        if c.kind in (sg.ALL, sg.ANY):
             bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
-            if c.kind == sg.BALLOT:
-                packed = b.bitcast(bits, T.IntType(w))
-                wide = b.zext(packed, T.IntType(128)) if w < 128 else packed
-                return self._splat(b.bitcast(wide, T.VectorType(T.i32, 4)), b)
             r = self._reduce("and" if c.kind == sg.ALL else "or", bits, b)
             if call.type != T.i1:
                 r = b.zext(r, call.type)
