@@ -105,3 +105,12 @@ __kernel void ballot(__global uint *out, __global const int *in) {
   uint4 b = sub_group_ballot(in[g] & 1);
   out[g] = b.x;
 }
+
+/* Work-item 1 of every sub-group skips the reduction: the input's fault. */
+__kernel void skipped(__global int *out, __global const int *in) {
+  size_t g = gl();
+  int x = in[g];
+  if (get_sub_group_local_id() != 1)
+    x = sub_group_reduce_add(x);
+  out[g] = x;
+}
