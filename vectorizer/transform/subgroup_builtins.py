@@ -86,6 +86,8 @@ class SubGroupPacketizer(Packetizer):
 
     def run(self) -> None:
         self._done: set[int] = set()  # collective calls already turned into vector code
+        self._elements: dict[int, list[V.Value]] = {}  # vector-valued collectives: a packet per element
+        self._taken: list[I.ExtractElementInst] = []  # elements of those, given their packets
         self._check_collectives()
         for inst in list(self.function.instructions()):
             c = collective_of(inst)
@@ -93,6 +95,24 @@ class SubGroupPacketizer(Packetizer):
                 # The packet's lanes run together: nothing to wait for.
                 inst.erase_from_parent()
         super().run()
+        for ext in self._taken:
+            # Lane 0 of an element of a vector-valued collective.
+            if ext.parent is None:
+                continue
+            vec = self._packets[id(ext)]
+            if ext.uses:
+                b = Builder()
+                b.position_after(vec if isinstance(vec, I.Instruction) else ext)
+                ext.replace_all_uses_with(b.extractelement(vec, 0))
+            ext.erase_from_parent()
+        for inst in list(self.function.instructions()):
+            if id(inst) in self._elements:
+                if inst.uses:
+                    raise PacketizationError(
+                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
+                        "not by elements")
+                inst.erase_from_parent()
+                self._done.discard(id(inst))
         # Lane 0 of a collective's result was the call itself.
         for inst in list(self.function.instructions()):
             if id(inst) not in self._done:
@@ -151,6 +171,14 @@ class SubGroupPacketizer(Packetizer):
         c = collective_of(value)
         if c is not None and id(value) not in self._done:
             return self._collective(value, c)  # type: ignore[arg-type]
+        if isinstance(value, I.ExtractElementInst) and collective_of(value.vector) is not None:
+            call = value.vector
+            if id(call) not in self._done:
+                self.packet(call)
+            elems = self._elements.get(id(call))
+            if elems is not None and isinstance(value.index, V.ConstantInt):
+                self._taken.append(value)
+                return elems[value.index.value]
         return super()._make_packet(value)
 
     def _make_lane(self, value: V.Value, lane: int) -> V.Value:
@@ -258,7 +286,50 @@ class SubGroupPacketizer(Packetizer):
         if c.scope == "work":
             return self._work_group(call, c, b)
         assert c.value is not None
-        x = self.packet(call.args[c.value])
+        vty = call.args[c.value].type
+        if isinstance(vty, T.VectorType):
+            # Shuffles and broadcasts of vectors act on each element: one
+            # packet per element; the call's users must take elements.
+            if c.kind not in (sg.BROADCAST, sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+                raise PacketizationError(f"collective '{call.called_function.name}' on {vty}")  # type: ignore[union-attr]
+            elems = []
+            for j in range(vty.count):
+                second = None
+                if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+                    second = self.packet(self._element(call.args[c.extra[0]], j, call))
+                x = self.packet(self._element(call.args[c.value], j, call))
+                elems.append(self._sub_group(call, c, x, second, b))
+            self._elements[id(call)] = elems
+            return V.PoisonValue(T.VectorType(vty.element, self.width))  # never used: users take elements
+        second = None
+        if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+            second = self.packet(call.args[c.extra[0]])
+        return self._sub_group(call, c, self.packet(call.args[c.value]), second, b)
+
+    def _element(self, vec: V.Value, j: int, call: I.CallInst) -> V.Value:
+        """The scalar that is element `j` of `vec`, found through the
+        `insertelement` chain the scalarizer builds (a packet exists for it)."""
+        v = vec
+        while isinstance(v, I.InsertElementInst):
+            if isinstance(v.index, V.ConstantInt) and v.index.value == j:
+                return v.element
+            v = v.vector
+        if isinstance(v, V.Constant):
+            if isinstance(v, V.ConstantVector):
+                return v.elements[j] if not v.is_splat else v.elements[0]
+            if isinstance(v, V.ConstantAggregateZero):
+                return V.ConstantAggregateZero(vec.type.element)  # type: ignore[attr-defined]
+        if self.uniform.is_uniform(vec):
+            # A uniform vector (the scalarizer splits varying ones only): its
+            # element is uniform too, and a new value counts as uniform.
+            b = Builder()
+            b.position_before(call)
+            return b.extractelement(vec, j)
+        raise PacketizationError(f"cannot find element {j} of a vector operand of a collective")
+
+    def _sub_group(self, call: I.CallInst, c: sg.Collective, x: V.Value, second: V.Value | None,
+                   b: Builder) -> V.Value:
+        """The packet of sub-group collective `call` on the packet `x` of its value."""
         vty = x.type
         assert isinstance(vty, T.VectorType)
         el = vty.element
@@ -279,11 +350,7 @@ class SubGroupPacketizer(Packetizer):
             return self._splat(b.select(ok, b.extractelement(x, b.select(ok, idx, V.const_int(T.i32, 0))),
                                         V.ConstantAggregateZero(el)), b)
         if c.kind in (sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-            second = None
-            extra = list(c.extra)
-            if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-                second = self.packet(call.args[extra.pop(0)])
-            arg = call.args[extra[0]]
+            arg = call.args[c.extra[-1]]
             srcs = []
             for k in range(w):
                 a = self._as_i32(self.lane(arg, k), b)
