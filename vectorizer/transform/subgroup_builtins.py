@@ -20,11 +20,14 @@ bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Floating-point work-group reductions and scans
 would combine packets in another order than the reference's work-items: they
-are refused, as are ballots (a uint4 per lane has no packet yet), work-group broadcasts, work-group scans along a dimension
-other than 0 (a packet is then not a run of consecutive linear ids),
-collectives under divergent control flow (the non-uniform forms) and
-collectives with VectorPredication (the partial packet's sub-group size
-changes at run time).
+are refused, as are ballots (a uint4 per lane has no packet yet),
+work-group broadcasts, work-group scans along a dimension other than 0 (a
+packet is then not a run of consecutive linear ids), and collectives under
+divergent control flow (the non-uniform forms). With
+VectorPredication the last packet of a row may be partial: its sub-group
+size is the runtime's `get_sub_group_size` for the packet, lanes past it
+hold the operation's identity (integer reductions and scans, all/any) or
+are skipped (float folds), and lane indices are checked against it.
 
 The transform is the packetizer's: `SubGroupPacketizer` handles collective
 calls and leaves everything else to `Packetizer`.
@@ -54,6 +57,18 @@ def collective_of(inst: V.Value) -> sg.Collective | None:
         return None
     fn = inst.called_function
     return sg.parse_collective(fn.name if fn is not None else None)
+
+
+def _wrapped_collective(inst: I.CallInst) -> I.CallInst | None:
+    """The collective call inside a masked wrapper `inst` calls, if any."""
+    masked = classify_masked_call(inst)
+    fn = inst.called_function
+    if masked is None or masked.kind != "wrapper" or fn is None:
+        return None
+    for sub in fn.instructions():
+        if isinstance(sub, I.CallInst) and collective_of(sub) is not None:
+            return sub
+    return None
 
 
 def refusal(name: str, dim: int) -> str | None:
@@ -88,9 +103,11 @@ class SubGroupPacketizer(Packetizer):
         self._done: set[int] = set()  # collective calls already turned into vector code
         self._elements: dict[int, list[V.Value]] = {}  # vector-valued collectives: a packet per element
         self._taken: list[I.ExtractElementInst] = []  # elements of those, given their packets
+        self._size_value: V.Value | None = None  # VectorPredication: the packet's sub-group size
+        self._views: dict[int, tuple[sg.Collective, V.Function, list[V.Value]] | None] = {}
         self._check_collectives()
         for inst in list(self.function.instructions()):
-            c = collective_of(inst)
+            c = self._view(inst)
             if c is not None and c.kind == sg.BARRIER and c.scope == "sub":
                 # The packet's lanes run together: nothing to wait for.
                 inst.erase_from_parent()
@@ -128,37 +145,80 @@ class SubGroupPacketizer(Packetizer):
             inst.erase_from_parent()
 
     def _check_collectives(self) -> None:
-        found = False
         for inst in self.function.instructions():
             if not isinstance(inst, I.CallInst):
                 continue
             fn = inst.called_function
             name = fn.name if fn is not None else None
             if sg.is_collective_name(name):
-                found = True
                 why = refusal(name, self.uniform.dim)  # type: ignore[arg-type]
                 if why:
                     raise PacketizationError(why)
             masked = classify_masked_call(inst)
-            if masked is not None and masked.kind == "wrapper" and fn is not None:
-                for sub in fn.instructions():
-                    if isinstance(sub, I.CallInst) and sg.is_collective_name(
-                        sub.called_function.name if sub.called_function is not None else None
-                    ):
+            if masked is not None and masked.kind == "wrapper":
+                inner = _wrapped_collective(inst)
+                if inner is not None:
+                    why = refusal(inner.called_function.name, self.uniform.dim)  # type: ignore[union-attr]
+                    if why:
+                        raise PacketizationError(why)
+                    if self._view(inst) is None:
                         raise PacketizationError(
-                            f"collective '{sub.called_function.name}' under divergent control flow "  # type: ignore[union-attr]
+                            f"collective '{inner.called_function.name}' under divergent control flow "  # type: ignore[union-attr]
                             "is not supported (its non-uniform form)"
                         )
-        if found and self.predicated:
-            raise PacketizationError("sub-group and work-group collectives with VectorPredication are not supported yet")
+
+    def _view(self, inst: V.Value) -> sg.Collective | None:
+        """The collective `inst` makes: a direct call, or with VectorPredication
+        the masked wrapper control-flow conversion puts around one in a block
+        whose mask is the entry mask (the packet's lanes within the local
+        size: the partial packet is a smaller sub-group, not divergence)."""
+        key = id(inst)
+        if key in self._views:
+            known = self._views[key]
+            return known[0] if known is not None else None
+        view = None
+        c = collective_of(inst)
+        if c is not None:
+            assert isinstance(inst, I.CallInst)
+            view = (c, inst.called_function, list(inst.args))
+        elif self.predicated and isinstance(inst, I.CallInst):
+            inner = _wrapped_collective(inst)
+            if inner is not None and self._is_entry_mask(inst.args[-1]):
+                view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
+        self._views[key] = view  # type: ignore[assignment]
+        return view[0] if view is not None else None
+
+    def _args(self, call: I.CallInst) -> list[V.Value]:
+        return self._views[id(call)][2]  # type: ignore[index]
+
+    def _callee(self, call: I.CallInst) -> V.Function:
+        return self._views[id(call)][1]  # type: ignore[index]
+
+    def _is_entry_mask(self, m: V.Value) -> bool:
+        """`local_id(dim) < local_size(dim)`: VectorPredication's entry mask."""
+        if not isinstance(m, I.ICmpInst) or m.predicate != "ult":
+            return False
+
+        def query(v: V.Value, kind: str) -> bool:
+            while isinstance(v, I.CastInst):
+                v = v.value
+            if not isinstance(v, I.CallInst) or not v.args:
+                return False
+            fn = v.called_function
+            q = classify(fn.name if fn is not None else None).query
+            arg = v.args[0]
+            return (q is not None and q.kind == kind and isinstance(arg, V.ConstantInt)
+                    and arg.value == self.uniform.dim)
+
+        return query(m.lhs, "local_id") and query(m.rhs, "local_size")
 
     def _is_leaf(self, inst: I.Instruction) -> bool:
-        if collective_of(inst) is not None:
+        if self._view(inst) is not None:
             return True
         return super()._is_leaf(inst)
 
     def _leaf(self, inst: I.Instruction) -> None:
-        c = collective_of(inst)
+        c = self._view(inst)
         if c is None:
             super()._leaf(inst)
             return
@@ -168,10 +228,10 @@ class SubGroupPacketizer(Packetizer):
             self.packet(inst)
 
     def _make_packet(self, value: V.Value) -> V.Value:
-        c = collective_of(value)
+        c = self._view(value)
         if c is not None and id(value) not in self._done:
             return self._collective(value, c)  # type: ignore[arg-type]
-        if isinstance(value, I.ExtractElementInst) and collective_of(value.vector) is not None:
+        if isinstance(value, I.ExtractElementInst) and self._view(value.vector) is not None:
             call = value.vector
             if id(call) not in self._done:
                 self.packet(call)
@@ -182,7 +242,7 @@ class SubGroupPacketizer(Packetizer):
         return super()._make_packet(value)
 
     def _make_lane(self, value: V.Value, lane: int) -> V.Value:
-        if collective_of(value) is not None and id(value) not in self._done:
+        if self._view(value) is not None and id(value) not in self._done:
             self.packet(value)  # lanes come from the packet, never from re-running the call
         return super()._make_lane(value, lane)
 
@@ -195,6 +255,45 @@ class SubGroupPacketizer(Packetizer):
         return super()._root_step(inst)
 
     # ------------------------------------------------------------ helpers
+
+    def _size(self, b: Builder) -> V.Value | None:
+        """The packet's sub-group size (i32) with VectorPredication, where the
+        last packet of a row is partial: the runtime's answer for the packet's
+        first work-item, min(W, L[dim] - b). None without: always W."""
+        if not self.predicated:
+            return None
+        if self._size_value is None:
+            fn = self.module.get_or_insert_function("__mux_get_sub_group_size", T.FunctionType(T.i32, ()))
+            entry = self.function.blocks[0]
+            eb = Builder()
+            eb.position_before(entry.instructions[0])
+            self._size_value = eb.call(fn, [], name="sg.size")
+        return self._size_value
+
+    def _bound(self, b: Builder) -> V.Value:
+        """The number of members (i32): W, or the partial packet's size."""
+        n = self._size(b)
+        return n if n is not None else V.const_int(T.i32, self.width)
+
+    def _int_masked(self, op: str, x: V.Value, b: Builder) -> V.Value:
+        """Integer packets get the identity in inactive lanes (their vector
+        reductions and log-step scans take every lane); float folds skip them."""
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        return self._mask_inactive(op, x, b) if isinstance(vty.element, T.IntType) else x
+
+    def _mask_inactive(self, op: str, x: V.Value, b: Builder) -> V.Value:
+        """`x` with the lanes past the sub-group's size set to the operation's
+        identity (VectorPredication's partial packet), else `x`."""
+        n = self._size(b)
+        if n is None:
+            return x
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        steps = V.ConstantVector(T.VectorType(T.i32, self.width), [V.const_int(T.i32, k) for k in range(self.width)])
+        active = b.icmp("ult", steps, self._splat(n, b))
+        ident = V.splat(vty, self._identity(op, vty.element))  # type: ignore[arg-type]
+        return b.select(active, x, ident)
 
     def _splat(self, v: V.Value, b: Builder) -> V.Value:
         vty = T.VectorType(v.type, self.width)
@@ -229,10 +328,13 @@ class SubGroupPacketizer(Packetizer):
                 f"llvm.vector.reduce.{_INT_REDUCE[op]}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
             )
             return b.call(fn, [packet])
-        # Floating point: lane order, as the reference folds.
+        # Floating point: lane order, as the reference folds (lanes past a
+        # partial packet's size leave the fold alone).
+        n = self._size(b)
         acc: V.Value = b.extractelement(packet, 0)
         for k in range(1, self.width):
-            acc = self._combine(op, acc, b.extractelement(packet, k), b)
+            nxt = self._combine(op, acc, b.extractelement(packet, k), b)
+            acc = nxt if n is None else b.select(b.icmp("ult", V.const_int(T.i32, k), n), nxt, acc)
         return acc
 
     def _scan(self, op: str, packet: V.Value, inclusive: bool, b: Builder) -> V.Value:
@@ -252,6 +354,7 @@ class SubGroupPacketizer(Packetizer):
             acc_s: V.Value = b.extractelement(packet, 0)
             acc = b.insertelement(V.PoisonValue(vty), acc_s, 0)
             for k in range(1, self.width):
+                # Lanes past a partial packet's size: never read.
                 acc_s = self._combine(op, acc_s, b.extractelement(packet, k), b)
                 acc = b.insertelement(acc, acc_s, k)
         if inclusive:
@@ -286,25 +389,25 @@ class SubGroupPacketizer(Packetizer):
         if c.scope == "work":
             return self._work_group(call, c, b)
         assert c.value is not None
-        vty = call.args[c.value].type
+        vty = self._args(call)[c.value].type
         if isinstance(vty, T.VectorType):
             # Shuffles and broadcasts of vectors act on each element: one
             # packet per element; the call's users must take elements.
             if c.kind not in (sg.BROADCAST, sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-                raise PacketizationError(f"collective '{call.called_function.name}' on {vty}")  # type: ignore[union-attr]
+                raise PacketizationError(f"collective '{self._callee(call).name}' on {vty}")  # type: ignore[union-attr]
             elems = []
             for j in range(vty.count):
                 second = None
                 if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-                    second = self.packet(self._element(call.args[c.extra[0]], j, call))
-                x = self.packet(self._element(call.args[c.value], j, call))
+                    second = self.packet(self._element(self._args(call)[c.extra[0]], j, call))
+                x = self.packet(self._element(self._args(call)[c.value], j, call))
                 elems.append(self._sub_group(call, c, x, second, b))
             self._elements[id(call)] = elems
             return V.PoisonValue(T.VectorType(vty.element, self.width))  # never used: users take elements
         second = None
         if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-            second = self.packet(call.args[c.extra[0]])
-        return self._sub_group(call, c, self.packet(call.args[c.value]), second, b)
+            second = self.packet(self._args(call)[c.extra[0]])
+        return self._sub_group(call, c, self.packet(self._args(call)[c.value]), second, b)
 
     def _element(self, vec: V.Value, j: int, call: I.CallInst) -> V.Value:
         """The scalar that is element `j` of `vec`, found through the
@@ -334,23 +437,25 @@ class SubGroupPacketizer(Packetizer):
         assert isinstance(vty, T.VectorType)
         el = vty.element
         w = self.width
+        n = self._bound(b)
         if c.kind == sg.REDUCE:
-            return self._splat(self._reduce(c.op, x, b), b)  # type: ignore[arg-type]
+            return self._splat(self._reduce(c.op, self._int_masked(c.op, x, b), b), b)  # type: ignore[arg-type]
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
-            return self._scan(c.op, x, c.kind == sg.SCAN_INCLUSIVE, b)  # type: ignore[arg-type]
+            return self._scan(c.op, self._int_masked(c.op, x, b), c.kind == sg.SCAN_INCLUSIVE, b)  # type: ignore[arg-type]
         if c.kind in (sg.ALL, sg.ANY):
-            bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
-            r = self._reduce("and" if c.kind == sg.ALL else "or", bits, b)
+            j = "and" if c.kind == sg.ALL else "or"
+            bits = self._mask_inactive(j, b.icmp("ne", x, V.ConstantAggregateZero(vty)), b)
+            r = self._reduce(j, bits, b)
             if call.type != T.i1:
                 r = b.zext(r, call.type)
             return self._splat(r, b)
         if c.kind == sg.BROADCAST:
-            idx = self._as_i32(call.args[c.extra[0]], b)  # lane 0's, as the reference takes member 0's
-            ok = b.icmp("ult", idx, V.const_int(T.i32, w))
+            idx = self._as_i32(self._args(call)[c.extra[0]], b)  # lane 0's, as the reference takes member 0's
+            ok = b.icmp("ult", idx, n)
             return self._splat(b.select(ok, b.extractelement(x, b.select(ok, idx, V.const_int(T.i32, 0))),
                                         V.ConstantAggregateZero(el)), b)
         if c.kind in (sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
-            arg = call.args[c.extra[-1]]
+            arg = self._args(call)[c.extra[-1]]
             srcs = []
             for k in range(w):
                 a = self._as_i32(self.lane(arg, k), b)
@@ -363,35 +468,37 @@ class SubGroupPacketizer(Packetizer):
                 elif c.kind == sg.SHUFFLE_UP:
                     idx = b.binop("sub", kk, a)
                     if second is not None:
-                        # Below lane 0: the previous packet `prev`, W lanes up.
+                        # Below lane 0: the previous packet `prev`, a sub-group size up.
                         below = b.icmp("ugt", a, kk)
-                        idx = b.select(below, b.binop("add", idx, V.const_int(T.i32, w)), idx)
+                        idx = b.select(below, b.binop("add", idx, n), idx)
                         vec = b.select(below, second, x)
                 else:
                     idx = b.binop("add", kk, a)
                     if second is not None:
-                        past = b.icmp("uge", idx, V.const_int(T.i32, w))
-                        idx = b.select(past, b.binop("sub", idx, V.const_int(T.i32, w)), idx)
+                        past = b.icmp("uge", idx, n)
+                        idx = b.select(past, b.binop("sub", idx, n), idx)
                         vec = b.select(past, second, x)
-                srcs.append((vec, idx, b.icmp("ult", idx, V.const_int(T.i32, w))))
+                srcs.append((vec, idx, b.icmp("ult", idx, n)))
             return self._lane_select(srcs, el, b)
-        raise PacketizationError(sg.unsupported_reason(call.called_function.name))  # type: ignore[union-attr]
+        raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
 
     def _work_group(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
         """Combine the packet, take the group-wide step through the scalar builtin."""
-        fn = call.called_function
-        assert fn is not None and c.value is not None
-        x = self.packet(call.args[c.value])
-        args = list(call.args)
+        fn = self._callee(call)
+        assert c.value is not None
+        x = self.packet(self._args(call)[c.value])
+        args = list(self._args(call))
         if c.kind in (sg.ALL, sg.ANY):
             vty = x.type
-            bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
-            r = self._reduce("and" if c.kind == sg.ALL else "or", bits, b)
+            j = "and" if c.kind == sg.ALL else "or"
+            bits = self._mask_inactive(j, b.icmp("ne", x, V.ConstantAggregateZero(vty)), b)
+            r = self._reduce(j, bits, b)
             arg_ty = fn.function_type.params[c.value]
             args[c.value] = r if arg_ty == T.i1 else b.zext(r, arg_ty)
             res = b.call(fn, args)
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
         assert c.op is not None
+        x = self._int_masked(c.op, x, b)  # floats are refused (see `refusal`)
         if c.kind == sg.REDUCE:
             args[c.value] = self._reduce(c.op, x, b)
             res = b.call(fn, args)
