@@ -239,6 +239,14 @@ def _prefix_sum(size: str) -> Problem:
     return Problem([Buffer(np.zeros(8 * items, np.int32)), Buffer(data)], NDRange((items, 1, 1), (256, 1, 1)))
 
 
+def _subgroup_reduce(size: str) -> Problem:
+    n = _side(size, 1 << 14, 1 << 22)
+    items, local = _side(size, 1024, 1 << 14), 256
+    data = _rng(16).integers(-1000, 1000, n).astype(np.int32)
+    return Problem([Buffer(np.zeros(items // local, np.int32)), Buffer(data), Scalar(n, "int32")],
+                   NDRange((items, 1, 1), (local, 1, 1)))
+
+
 def _stencil_halo(size: str) -> Problem:
     w, h = _side(size, 128, 2048), _side(size, 32, 1024)
     img = _f32(_rng(15).uniform(0, 1, w * h))
@@ -269,5 +277,7 @@ KERNELS: dict[str, Kernel] = {
         Kernel("prefix_sum", "work-group prefix sum (__local scan, private runs)", _prefix_sum,
                folder="workgroup"),
         Kernel("stencil_halo", "2-D stencil with a halo in __local memory", _stencil_halo, folder="workgroup"),
+        Kernel("subgroup_reduce", "integer sum with sub_group_reduce_add and an atomic per sub-group",
+               _subgroup_reduce, folder="subgroup"),
     ]
 }

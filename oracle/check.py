@@ -297,58 +297,13 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         return f"{key}:{vkey}", [v]
 
     launch_state: dict = {}
+    # Sub-groups are W work-items along dim: the reference depends on the
+    # configuration's width and dimension, so it runs once per geometry.
+    geometries = _geometries(text, configs, all_cfgs)
     for nd in nds:
-        pk, pv = prog_for("")
-        ref = reference_run(sess, pk, pv, args, nd, seed, sanitize, size_buffers, launch_state)
-        if ref.note and ref.note not in report.notes:
-            report.notes.append(ref.note)
-        if ref.status is not None:
-            for cfg in all_cfgs:
-                emit(cfg, nd, ref.status, ref.detail)
-            continue
-        sres, nd_args = ref.result, ref.layout
-        assert sres is not None
-        report.launches[str(nd)] = " ".join(map(str, nd_args))
-        # Work-items are unordered: a kernel whose result changes when they
-        # run in the opposite order depends on something no vectorizer can be
-        # blamed for (a race the sanitizer did not see, private addresses,
-        # uninitialised private memory).
-        rres = sess.run(pk, pv, REVERSED, nd_args, nd, seed)
-        if not isinstance(rres, W.Failure) and rres[0] == "ok":
-            race = compare(nd_args, sres[1], rres[1], nd, 1, 0)
-            if race:
-                # The sanitizer saw no race (when it ran): atomics whose
-                # results the kernel keeps, private addresses or
-                # uninitialised private memory make the result depend on the
-                # order the work-items run in; no comparison can judge that.
-                for cfg in all_cfgs:
-                    emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order"
-                         " (kept results of atomics, private addresses, uninitialised private memory"
-                         f"{'' if sanitize else ', or a data race'}): " + race)
-                continue
-        if scalar_only:
-            emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
-            continue
-        expected = sres[1]
-        for cfg in configs:
-            if cfg in pre:
-                emit(cfg, nd, *pre[cfg])
-                continue
-            vkey = vkeys[cfg]
-            if vkey in var_errors:
-                emit(cfg, nd, *var_errors[vkey])
-                continue
-            pk, pv = prog_for(vkey)
-            vres = sess.run(pk, pv, vkey, nd_args, nd, seed, vector_run_budget(timeout, sres[2]))
-            if isinstance(vres, W.Failure):
-                emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
-            elif vres[0] == "overrun":
-                emit(cfg, nd, "vector-fault", vres[1])
-            elif vres[0] != "ok":
-                emit(cfg, nd, "vectorizer-error", f"vector run: {vres}")
-            else:
-                diff = compare(nd_args, expected, vres[1], nd, cfg[0], cfg[1])
-                emit(cfg, nd, "mismatch" if diff else "match", diff or "")
+        for geometry, group_cfgs in geometries:
+            _check_nd(sess, report, nd, geometry, group_cfgs, configs and group_cfgs, prog_for, args, seed,
+                      sanitize, size_buffers, launch_state, scalar_only, pre, vkeys, var_errors, emit, timeout)
     report.stats.update(sess.stats)
     if any(r.status in DAMAGING for r in report.results):
         # A kernel that wrote out of bounds, or read memory it does not own,
@@ -356,6 +311,102 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         # check gets a fresh process rather than a possibly damaged heap.
         wk.kill()
         report.stats["worker_recycles"] = report.stats.get("worker_recycles", 0) + 1
+
+
+def _check_nd(sess: _Session, report: CheckReport, nd: NDRange, geometry: tuple[int, int] | None,
+              all_cfgs: list, configs: list, prog_for, args: tuple, seed: int, sanitize: bool,
+              size_buffers: bool, launch_state: dict, scalar_only: bool, pre: dict, vkeys: dict,
+              var_errors: dict, emit, timeout: float) -> None:
+    """One NDRange of `_check_in` for the configurations sharing a sub-group geometry."""
+    rsess = sess if geometry is None else _GeometrySession(sess, *geometry)
+    pk, pv = prog_for("")
+    ref = reference_run(rsess, pk, pv, args, nd, seed, sanitize, size_buffers, launch_state)
+    if ref.note and ref.note not in report.notes:
+        report.notes.append(ref.note)
+    if ref.status is not None:
+        for cfg in all_cfgs:
+            emit(cfg, nd, ref.status, ref.detail)
+        return
+    sres, nd_args = ref.result, ref.layout
+    assert sres is not None
+    report.launches[str(nd)] = " ".join(map(str, nd_args))
+    # Work-items are unordered: a kernel whose result changes when they
+    # run in the opposite order depends on something no vectorizer can be
+    # blamed for (a race the sanitizer did not see, private addresses,
+    # uninitialised private memory).
+    rres = rsess.run(pk, pv, REVERSED, nd_args, nd, seed)
+    if not isinstance(rres, W.Failure) and rres[0] == "ok":
+        race = compare(nd_args, sres[1], rres[1], nd, 1, 0)
+        if race:
+            # The sanitizer saw no race (when it ran): atomics whose
+            # results the kernel keeps, private addresses or
+            # uninitialised private memory make the result depend on the
+            # order the work-items run in; no comparison can judge that.
+            for cfg in all_cfgs:
+                emit(cfg, nd, "scalar-fault", "the result depends on the work-items' order"
+                     " (kept results of atomics, private addresses, uninitialised private memory"
+                     f"{'' if sanitize else ', or a data race'}): " + race)
+            return
+    if scalar_only:
+        emit(all_cfgs[0], nd, "match", f"scalar run {sres[2] * 1e3:.3f} ms")
+        return
+    expected = sres[1]
+    for cfg in configs:
+        if cfg in pre:
+            emit(cfg, nd, *pre[cfg])
+            continue
+        vkey = vkeys[cfg]
+        if vkey in var_errors:
+            emit(cfg, nd, *var_errors[vkey])
+            continue
+        pk, pv = prog_for(vkey)
+        vres = sess.run(pk, pv, vkey, nd_args, nd, seed, vector_run_budget(timeout, sres[2]))
+        if isinstance(vres, W.Failure):
+            emit(cfg, nd, "timeout" if vres.kind == "timeout" else "vector-fault", vres.detail)
+        elif vres[0] == "overrun":
+            emit(cfg, nd, "vector-fault", vres[1])
+        elif vres[0] != "ok":
+            emit(cfg, nd, "vectorizer-error", f"vector run: {vres}")
+        else:
+            diff = compare(nd_args, expected, vres[1], nd, cfg[0], cfg[1])
+            emit(cfg, nd, "mismatch" if diff else "match", diff or "")
+
+
+def _geometries(text: str, configs: list, all_cfgs: list) -> list[tuple[tuple[int, int] | None, list]]:
+    """The configurations grouped by the sub-group geometry (width, dim)
+    their reference needs; one group without a geometry for kernels that
+    use no sub-group builtin (and for scalar-only checks)."""
+    from .subgroups import text_uses_sub_groups
+
+    if not configs or not text_uses_sub_groups(text):
+        return [(None, all_cfgs)]
+    groups: dict[tuple[int, int], list] = {}
+    for cfg in configs:
+        groups.setdefault((cfg[0], cfg[1]), []).append(cfg)
+    return list(groups.items())
+
+
+class _GeometrySession:
+    """A session whose scalar runs use sub-groups of `width` along `dim`
+    (the worker reads the geometry from the run key: oracle/subgroups.py)."""
+
+    def __init__(self, sess: _Session, width: int, dim: int) -> None:
+        self._sess, self._width, self._dim = sess, width, dim
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sess, name)
+
+    @property
+    def kernel(self) -> str:
+        # Launch keys (oracle.reference) name the geometry too: buffer sizes
+        # inferred for one sub-group width do not fit another.
+        return f"{self._sess.kernel}@sg{self._width}.{self._dim}"
+
+    def run(self, key: str, variants: list[Variant], vkey: str, layout: tuple, nd: NDRange, seed: int,
+            timeout: float | None = None) -> tuple | W.Failure:
+        from .subgroups import geometry_key
+
+        return self._sess.run(key, variants, geometry_key(vkey, self._width, self._dim), layout, nd, seed, timeout)
 
 
 # Verdicts after which the worker's memory is not trusted any more.

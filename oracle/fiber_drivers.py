@@ -483,6 +483,9 @@ def driver_text(
         gs = f.op(f"mul i64 {c[d]}, {c[3 + d]}")
         f(f"store i64 {gs}, ptr {_state(16 + d)}, align 8")
     f(f"store i64 {c[9]}, ptr {_state(15)}, align 8")
+    from .runtime import subgroups_state
+
+    f.lines.extend(subgroups_state(None if vector is None else ("", *vector), "%cfg"))
     f("store ptr %args, ptr @__oracle_wg_args, align 8")
     nloc = f.load("i64", f.op(f"getelementptr i64, ptr %cfg, i64 {10}"), "nloc")
     # Fibers per group.

@@ -483,6 +483,11 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     base = base_name(name)
     if base is None:
         return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved
+    from . import subgroups  # sub-group queries and collectives: their own runtime
+
+    sg = subgroups.builtin_definition(name, sig, em)
+    if sg is not None:
+        return sg
     if base in _WI_DIM or base in _WI_NODIM:
         return _work_item(name, base, sig, em)
     from . import workgroup  # barriers and fences: the work-group runtime
@@ -593,6 +598,7 @@ def driver(
         lines.append(f"  %gs{d} = mul i64 %c{d}, %c{3 + d}")
         lines += _set_state(16 + d, f"%gs{d}")
     lines += _set_state(15, "%c9")
+    lines += subgroups_state(vector, "%cfg")
     lines.append("  %nloc.p = getelementptr i64, ptr %cfg, i64 10")
     lines.append("  %nloc = load i64, ptr %nloc.p, align 8")
     # Local buffers start every group zeroed, identically for both runs.
@@ -692,6 +698,20 @@ def driver(
 SANITIZED_DRIVER = "__oracle_run_sanitized"
 
 
+def subgroups_state(vector: tuple[str, int, int, bool] | None, cfg: str) -> list[str]:
+    """A driver's sub-group geometry lines (oracle/subgroups.py)."""
+    from . import subgroups
+
+    return subgroups.driver_state(None if vector is None else vector[1:], cfg, "sg.")
+
+
+def subgroups_need_fibers(declared: dict[str, FnSig]) -> bool:
+    """Collectives synchronise on the work-group fibers (oracle/subgroups.py)."""
+    from . import subgroups
+
+    return subgroups.needs_fibers(declared)
+
+
 def runtime_module(
     declared: dict[str, FnSig],
     kernel: str,
@@ -730,7 +750,7 @@ def runtime_module(
     if sanitized is not None:
         kdecl.append(f"declare {kernel_sig.ret} @{quote_name(sanitized)}({params})")
     shared = workgroup.shared_text(local_globals, em.intrinsic)
-    if workgroup.uses_barriers(declared):
+    if workgroup.uses_barriers(declared) or subgroups_need_fibers(declared):
         drivers = [workgroup.runtime_text(kernel, kernel_sig, variants, local_globals, em.intrinsic,
                                           sanitized=sanitized)]
     else:

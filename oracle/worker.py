@@ -112,6 +112,10 @@ class Executor:
             cfg[6 + d] = nd.offset[d]
         cfg[9] = nd.work_dim
         cfg[10] = len(locals_)
+        # Scalar runs with sub-groups: the geometry rides on the run key.
+        from .subgroups import CFG_DIM, CFG_WIDTH, split_geometry
+
+        variant, cfg[CFG_WIDTH], cfg[CFG_DIM] = split_geometry(variant)
         for k, (addr, nbytes) in enumerate(locals_):
             cfg[16 + 2 * k] = addr
             cfg[17 + 2 * k] = nbytes

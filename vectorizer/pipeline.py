@@ -43,11 +43,12 @@ from .transform.clamp_versioning import version_clamped_loads
 from .transform.control_flow_conversion import convert_control_flow
 from .transform.dead_code import erase_dead_code
 from .transform.interleave_private_arrays import interleave_private_arrays
-from .transform.packetizer import PacketizationError, Packetizer
+from .transform.packetizer import PacketizationError
 from .transform.remove_intptr import remove_intptr
 from .transform.safe_lane_addressing import address_lanes_safely
 from .transform.scalarizer import Scalarizer
 from .transform.squash_small_vectors import squash_small_vectors
+from .transform.subgroup_builtins import SubGroupPacketizer
 from .transform.widen_index_arithmetic import widen_index_arithmetic
 
 # LLVM passes run on the clone before our analyses (seed, "Preparation Passes").
@@ -255,8 +256,8 @@ def vectorize_kernel(text: str, request: KernelRequest, target: TargetInfo | Non
     if reasons:
         outcome.remarks.extend(reasons)
         return text, outcome
-    packetizer = Packetizer(
-        fn, module, width, uniform, stride, layout, inst,
+    packetizer = SubGroupPacketizer(  # sub-group builtins and collectives: vectorizer/transform/subgroup_builtins.py
+        fn, module, width, uniform, stride, layout, inst, predicated="VectorPredication" in request.choices,
         packetize_uniform="PacketizeUniform" in request.choices,
         packetize_uniform_in_loops="PacketizeUniformInLoops" in request.choices,
         loop_blocks=loop_blocks,

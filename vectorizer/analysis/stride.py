@@ -209,8 +209,10 @@ class StrideAnalysis:
         if is_varying_root(v, self.uniform.dim) and isinstance(v.type, T.IntType):
             fn = v.called_function  # type: ignore[union-attr]
             name = fn.name if fn is not None else ""
-            if "linear_id" in name or "sub_group" in name:
+            if "linear_id" in name:
                 return DIVERGENT
+            # The sub-group local id steps by 1 along `dim` (docs/subgroups.md),
+            # like the local id: it falls through to the linear case.
             if runtime_dimension(v) is not None:
                 # Stride 1 only when the run-time dimension is `dim`, else 0:
                 # no single stride describes it.

@@ -9,6 +9,7 @@ from ..builtins import BuiltinKind, classify
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
+from .subgroups import parse_collective, unsupported_reason
 from .uniformity import UniformValueAnalysis
 
 
@@ -33,10 +34,9 @@ def refusals_before_preparation(function: V.Function) -> list[str]:
         if isinstance(inst, I.CallInst):
             fn = inst.called_function
             kind = classify(fn.name if fn else None).kind
-            if kind is BuiltinKind.SUB_GROUP:
-                reasons.append(f"sub-group builtin '{fn.name}' is not supported yet")
-            elif kind is BuiltinKind.WORK_GROUP:
-                reasons.append(f"work-group collective '{fn.name}' is not supported yet")
+            if kind in (BuiltinKind.SUB_GROUP, BuiltinKind.WORK_GROUP) and parse_collective(fn.name) is None:
+                # Understood collectives become vector code (transform/subgroup_builtins.py).
+                reasons.append(unsupported_reason(fn.name))
         if _has_scalable(inst.type) or any(_has_scalable(op.type) for op in inst.operands):
             reasons.append(f"scalable vector type in '{inst.opcode}' is not supported")
     return sorted(set(reasons))

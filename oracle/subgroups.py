@@ -1,0 +1,1008 @@
+"""Sub-groups and work-group collectives in the oracle's reference.
+
+The model (docs/subgroups.md): a sub-group is W consecutive work-items along
+dimension `dim` of a work-group, W being the vectorization width of the run
+being compared; the remainder of the local size along `dim` forms one smaller
+sub-group. Sub-groups are numbered row by row (the other two dimensions, the
+lower one fastest), then along `dim`.
+
+The geometry lives in three slots of the runtime's work-item state
+(`@__oracle_st`): `SG_WIDTH` (W; 0, a run naming no geometry, means 1: the
+sub-groups of a kernel that is not vectorized),
+`SG_DIM`, and `SG_RUN` (0 scalar run, 1 vectorized run, 2 vectorized run with
+VectorPredication). The scalar drivers copy W and dim from cfg slots
+`CFG_WIDTH` and `CFG_DIM` (the worker sets them from a run key's `@sg<W>.<dim>`
+suffix, see `geometry_key`); the vectorized drivers store their own.
+
+Queries (`get_sub_group_size`...) read the state. Collectives (sub-group
+reductions, scans, broadcasts, shuffles, ballots, all/any, the sub-group
+barrier, and every work-group collective) synchronise the members on the
+work-group fibers (oracle/fibers.py), without the scheduler's help:
+
+- each member writes its operands into its fiber's exchange slots and
+  "arrives" at the collective's instance (one per sub-group, one for the
+  work-group); the first to arrive is the instance's host, the fiber the
+  scheduler is running;
+- a member that is not the last switches directly to the next member that
+  has not arrived (which runs up to the same collective);
+- the last one computes every member's result from the exchange slots (in
+  member order: fixed folds, bit-exact and reproducible), closes the
+  instance, and switches back to the host, which carries on; the others get
+  their results when the scheduler resumes them in their turn.
+
+A member that cannot arrive (it waits at a barrier, has returned, or reaches
+another collective) is the input's fault, reported like a barrier
+divergence. Arriving members are marked as waiting at the collective's call
+site, so a member that skips the collective and reaches a barrier or the end
+of the kernel instead is caught by the scheduler's own divergence check.
+
+In a vectorized run, a packet is a whole sub-group (the vectorizer computes
+sub-group collectives inside it), so only remainder work-items call these
+sub-group builtins; for work-group collectives a packet calls the scalar
+builtin once with its packet's combined value, as Vecz does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from vectorizer.analysis import subgroups as names
+
+from . import fibers
+from .fiber_drivers import _Fn, quote
+from .runtime import FnSig, Unsupported, base_name
+
+SG_WIDTH, SG_DIM, SG_RUN = 19, 20, 21  # work-item state slots
+CFG_WIDTH, CFG_DIM = 11, 12  # cfg slots the worker fills for scalar runs
+_MAXF = fibers.MAX_FIBERS
+_WG_KEY = _MAXF  # the work-group's instance
+_SLOT = 64  # bytes of one exchange slot
+_GEOM_RE = re.compile(r"^(.*)@sg(\d+)\.(\d)$")
+
+QUERIES = frozenset({
+    "get_max_sub_group_size", "get_sub_group_size", "get_sub_group_id", "get_sub_group_local_id",
+    "get_num_sub_groups", "get_enqueued_num_sub_groups",
+})
+
+
+def geometry_key(run_key: str, width: int, dim: int) -> str:
+    """The worker's run key for a scalar run with sub-groups of `width` along `dim`."""
+    return f"{run_key}@sg{width}.{dim}"
+
+
+def split_geometry(run_key: str) -> tuple[str, int, int]:
+    """(run key, width, dim) of a run key; width 0 when it names no geometry."""
+    m = _GEOM_RE.match(run_key)
+    if not m:
+        return run_key, 0, 0
+    return m.group(1), int(m.group(2)), int(m.group(3))
+
+
+def uses_sub_groups(declared: Iterable[str]) -> bool:
+    """Does a module declaring these functions depend on the sub-group geometry?"""
+    for n in declared:
+        b = base_name(n)
+        if b is not None and (b in QUERIES or names.parse_collective(n) is not None and
+                              names.parse_collective(n).scope == "sub"):  # type: ignore[union-attr]
+            return True
+    return False
+
+
+def text_uses_sub_groups(ir: str) -> bool:
+    """Cheap test on module text: does it call a sub-group builtin or query?"""
+    return "sub_group" in ir
+
+
+def needs_fibers(declared: Iterable[str]) -> bool:
+    """Does a module declaring these functions need the fiber drivers (collectives)?"""
+    return any(names.parse_collective(n) is not None for n in declared)
+
+
+def _state(slot: int | str) -> str:
+    return f"getelementptr ([24 x i64], ptr @__oracle_st, i64 0, i64 {slot})"
+
+
+def driver_state(vector: tuple[int, int, bool] | None, cfg: str, fresh: str) -> list[str]:
+    """IR lines a driver runs once before its groups: the sub-group geometry
+    (from cfg for the scalar drivers, `vector` = (width, dim, predicated) for
+    vectorized ones). `fresh` prefixes the local names."""
+    if vector is None:
+        return [
+            f"  %{fresh}wp = getelementptr i64, ptr {cfg}, i64 {CFG_WIDTH}",
+            f"  %{fresh}w = load i64, ptr %{fresh}wp, align 8",
+            f"  store i64 %{fresh}w, ptr {_state(SG_WIDTH)}, align 8",
+            f"  %{fresh}dp = getelementptr i64, ptr {cfg}, i64 {CFG_DIM}",
+            f"  %{fresh}d = load i64, ptr %{fresh}dp, align 8",
+            f"  store i64 %{fresh}d, ptr {_state(SG_DIM)}, align 8",
+            f"  store i64 0, ptr {_state(SG_RUN)}, align 8",
+        ]
+    width, dim, pred = vector
+    return [
+        f"  store i64 {width}, ptr {_state(SG_WIDTH)}, align 8",
+        f"  store i64 {dim}, ptr {_state(SG_DIM)}, align 8",
+        f"  store i64 {2 if pred else 1}, ptr {_state(SG_RUN)}, align 8",
+    ]
+
+
+# ------------------------------------------------------------ geometry
+
+
+def _geometry_text() -> str:
+    """Helpers on the state: W, the sub-group of the running work-item."""
+    return f"""
+define internal i64 @__oracle_sg_pick(i64 %a0, i64 %a1, i64 %a2, i64 %i) {{
+entry:
+  %is0 = icmp eq i64 %i, 0
+  %is1 = icmp eq i64 %i, 1
+  %v12 = select i1 %is1, i64 %a1, i64 %a2
+  %v = select i1 %is0, i64 %a0, i64 %v12
+  ret i64 %v
+}}
+
+define internal i64 @__oracle_sg_dim() {{
+entry:
+  %d = load i64, ptr {_state(SG_DIM)}, align 8
+  %ok = icmp ult i64 %d, 3
+  %r = select i1 %ok, i64 %d, i64 0
+  ret i64 %r
+}}
+
+; L[i]
+define internal i64 @__oracle_sg_lsize(i64 %i) {{
+entry:
+  %s = add i64 %i, 6
+  %p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 %s
+  %v = load i64, ptr %p, align 8
+  ret i64 %v
+}}
+
+; l[i]
+define internal i64 @__oracle_sg_lid(i64 %i) {{
+entry:
+  %p = getelementptr [24 x i64], ptr @__oracle_st, i64 0, i64 %i
+  %v = load i64, ptr %p, align 8
+  ret i64 %v
+}}
+
+; W: the sub-group width (0 in the state, a run that names no geometry:
+; 1, the scalar kernel's own sub-groups).
+define internal i64 @__oracle_sg_width() {{
+entry:
+  %w = load i64, ptr {_state(SG_WIDTH)}, align 8
+  %z = icmp eq i64 %w, 0
+  %r = select i1 %z, i64 1, i64 %w
+  ret i64 %r
+}}
+
+; The first local id along dim of the running work-item's sub-group.
+define internal i64 @__oracle_sg_base() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %l = call i64 @__oracle_sg_lid(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %q = udiv i64 %l, %w
+  %b = mul i64 %q, %w
+  ret i64 %b
+}}
+
+define internal i64 @__oracle_sg_q_size() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %ld = call i64 @__oracle_sg_lsize(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %b = call i64 @__oracle_sg_base()
+  %left = sub i64 %ld, %b
+  %lt = icmp ult i64 %left, %w
+  %s = select i1 %lt, i64 %left, i64 %w
+  ret i64 %s
+}}
+
+define internal i64 @__oracle_sg_q_max_size() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %ld = call i64 @__oracle_sg_lsize(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %lt = icmp ult i64 %ld, %w
+  %s = select i1 %lt, i64 %ld, i64 %w
+  ret i64 %s
+}}
+
+define internal i64 @__oracle_sg_q_local_id() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %l = call i64 @__oracle_sg_lid(i64 %d)
+  %b = call i64 @__oracle_sg_base()
+  %r = sub i64 %l, %b
+  ret i64 %r
+}}
+
+; Sub-groups per row along dim.
+define internal i64 @__oracle_sg_per_row() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %ld = call i64 @__oracle_sg_lsize(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %w1 = sub i64 %w, 1
+  %t = add i64 %ld, %w1
+  %n = udiv i64 %t, %w
+  ret i64 %n
+}}
+
+; The other two dimensions, lower first.
+define internal i64 @__oracle_sg_o0() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %z = icmp eq i64 %d, 0
+  %r = select i1 %z, i64 1, i64 0
+  ret i64 %r
+}}
+
+define internal i64 @__oracle_sg_o1() {{
+entry:
+  %d = call i64 @__oracle_sg_dim()
+  %t = icmp eq i64 %d, 2
+  %r = select i1 %t, i64 1, i64 2
+  ret i64 %r
+}}
+
+define internal i64 @__oracle_sg_q_num() {{
+entry:
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %a = call i64 @__oracle_sg_lsize(i64 %o0)
+  %b = call i64 @__oracle_sg_lsize(i64 %o1)
+  %rows = mul i64 %a, %b
+  %per = call i64 @__oracle_sg_per_row()
+  %n = mul i64 %rows, %per
+  ret i64 %n
+}}
+
+define internal i64 @__oracle_sg_q_id() {{
+entry:
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %d = call i64 @__oracle_sg_dim()
+  %a = call i64 @__oracle_sg_lsize(i64 %o0)
+  %i0 = call i64 @__oracle_sg_lid(i64 %o0)
+  %i1 = call i64 @__oracle_sg_lid(i64 %o1)
+  %row1 = mul i64 %i1, %a
+  %row = add i64 %row1, %i0
+  %per = call i64 @__oracle_sg_per_row()
+  %ld = call i64 @__oracle_sg_lid(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %k = udiv i64 %ld, %w
+  %r1 = mul i64 %row, %per
+  %r = add i64 %r1, %k
+  ret i64 %r
+}}
+"""
+
+
+def _query(name: str, base: str, sig: FnSig) -> str:
+    fn = {
+        "get_sub_group_size": "size", "get_max_sub_group_size": "max_size",
+        "get_sub_group_local_id": "local_id", "get_num_sub_groups": "num",
+        "get_enqueued_num_sub_groups": "num", "get_sub_group_id": "id",
+    }[base]
+    if sig.params or not sig.ret.startswith("i"):
+        raise Unsupported(f"{name} with signature {sig}")
+    conv = "  ret i64 %v" if sig.ret == "i64" else f"  %t = trunc i64 %v to {sig.ret}\n  ret {sig.ret} %t"
+    return (f"define {sig.ret} @{quote(name)}() {{\nentry:\n  %v = call i64 @__oracle_sg_q_{fn}()\n"
+            f"{conv}\n}}")
+
+
+# ------------------------------------------------------------ rendezvous
+
+
+def _fiber_text() -> str:
+    """Exchange slots, instances, and the rendezvous on the fibers."""
+    rec = fibers.RECORDS
+    home = fibers.HOME
+    n1 = _MAXF + 1
+    fmt_skip = ("sub-group or work-group collective divergence in work-group (%lld,%lld,%lld): "
+                "work-item (%lld,%lld,%lld) waits at a collective that work-item (%lld,%lld,%lld) "
+                "does not reach (it waits at a barrier or has returned)")
+    fmt_site = ("sub-group or work-group collective divergence in work-group (%lld,%lld,%lld): "
+                "work-item (%lld,%lld,%lld) and the work-items before it in its group reach "
+                "different collectives")
+    return f"""
+@__oracle_sg_in = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
+@__oracle_sg_in2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
+@__oracle_sg_out = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
+@__oracle_sg_out2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
+@__oracle_sg_aux = internal global [{_MAXF} x [4 x i64]] zeroinitializer, align 64
+@__oracle_sg_mine = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_sg_open = internal global [{n1} x i64] zeroinitializer, align 64
+@__oracle_sg_closed = internal global [{n1} x i64] zeroinitializer, align 64
+@__oracle_sg_count = internal global [{n1} x i64] zeroinitializer, align 64
+@__oracle_sg_epoch = internal global [{n1} x i64] zeroinitializer, align 64
+@__oracle_sg_host = internal global [{n1} x ptr] zeroinitializer, align 64
+@__oracle_sg_site = internal global [{n1} x [2 x ptr]] zeroinitializer, align 64
+@__oracle_sg_ticket = internal global i64 0, align 8
+@__oracle_sg_fmt_skip = private unnamed_addr constant [{len(fmt_skip) + 1} x i8] c"{fmt_skip}\\00"
+@__oracle_sg_fmt_site = private unnamed_addr constant [{len(fmt_site) + 1} x i8] c"{fmt_site}\\00"
+
+; Fiber index of the work-item with local ids (l0, l1, l2) in this run.
+define internal i64 @__oracle_sg_fiber(i64 %l0, i64 %l1, i64 %l2) {{
+entry:
+  %kind = load i64, ptr {_state(SG_RUN)}, align 8
+  %L0 = call i64 @__oracle_sg_lsize(i64 0)
+  %L1 = call i64 @__oracle_sg_lsize(i64 1)
+  %scalar = icmp eq i64 %kind, 0
+  br i1 %scalar, label %lin, label %vec
+lin:
+  %a = mul i64 %l2, %L1
+  %b = add i64 %a, %l1
+  %c = mul i64 %b, %L0
+  %r = add i64 %c, %l0
+  ret i64 %r
+vec:
+  %d = call i64 @__oracle_sg_dim()
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %ld = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %d)
+  %lo0 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o0)
+  %lo1 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o1)
+  %Ld = call i64 @__oracle_sg_lsize(i64 %d)
+  %Lo0 = call i64 @__oracle_sg_lsize(i64 %o0)
+  %rowlen = call i64 @__oracle_sg_rowlen()
+  %w = call i64 @__oracle_sg_width()
+  %full = udiv i64 %Ld, %w
+  %fullw = mul i64 %full, %w
+  %inpk = icmp ult i64 %ld, %fullw
+  %pk = udiv i64 %ld, %w
+  %pred = icmp eq i64 %kind, 2
+  %past = sub i64 %ld, %fullw
+  %rempos = add i64 %full, %past
+  %rp = select i1 %pred, i64 %full, i64 %rempos
+  %pos = select i1 %inpk, i64 %pk, i64 %rp
+  %row1 = mul i64 %lo1, %Lo0
+  %row = add i64 %row1, %lo0
+  %rs = mul i64 %row, %rowlen
+  %v = add i64 %rs, %pos
+  ret i64 %v
+}}
+
+; Fibers per row along dim in a vectorized run.
+define internal i64 @__oracle_sg_rowlen() {{
+entry:
+  %kind = load i64, ptr {_state(SG_RUN)}, align 8
+  %d = call i64 @__oracle_sg_dim()
+  %Ld = call i64 @__oracle_sg_lsize(i64 %d)
+  %w = call i64 @__oracle_sg_width()
+  %full = udiv i64 %Ld, %w
+  %rem = urem i64 %Ld, %w
+  %nz = icmp ne i64 %rem, 0
+  %one = zext i1 %nz to i64
+  %pred = icmp eq i64 %kind, 2
+  %extra = select i1 %pred, i64 %one, i64 %rem
+  %n = add i64 %full, %extra
+  ret i64 %n
+}}
+
+; Members of the running fiber's instance (scope 0: its sub-group, 1: the work-group).
+define internal i64 @__oracle_sg_size(i64 %scope) {{
+entry:
+  %wg = icmp ne i64 %scope, 0
+  br i1 %wg, label %work, label %sub
+sub:
+  %s = call i64 @__oracle_sg_q_size()
+  ret i64 %s
+work:
+  %L0 = call i64 @__oracle_sg_lsize(i64 0)
+  %L1 = call i64 @__oracle_sg_lsize(i64 1)
+  %L2 = call i64 @__oracle_sg_lsize(i64 2)
+  %kind = load i64, ptr {_state(SG_RUN)}, align 8
+  %scalar = icmp eq i64 %kind, 0
+  %a = mul i64 %L0, %L1
+  %all = mul i64 %a, %L2
+  br i1 %scalar, label %items, label %vec
+items:
+  ret i64 %all
+vec:
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %Lo0 = call i64 @__oracle_sg_lsize(i64 %o0)
+  %Lo1 = call i64 @__oracle_sg_lsize(i64 %o1)
+  %rows = mul i64 %Lo0, %Lo1
+  %rl = call i64 @__oracle_sg_rowlen()
+  %n = mul i64 %rows, %rl
+  ret i64 %n
+}}
+
+; Fiber index of member m.
+define internal i64 @__oracle_sg_member(i64 %scope, i64 %m) {{
+entry:
+  %wg = icmp ne i64 %scope, 0
+  br i1 %wg, label %work, label %sub
+work:
+  ret i64 %m
+sub:
+  %d = call i64 @__oracle_sg_dim()
+  %b = call i64 @__oracle_sg_base()
+  %x = add i64 %b, %m
+  %l0 = call i64 @__oracle_sg_lid(i64 0)
+  %l1 = call i64 @__oracle_sg_lid(i64 1)
+  %l2 = call i64 @__oracle_sg_lid(i64 2)
+  %d0 = icmp eq i64 %d, 0
+  %d1 = icmp eq i64 %d, 1
+  %d2 = icmp eq i64 %d, 2
+  %n0 = select i1 %d0, i64 %x, i64 %l0
+  %n1 = select i1 %d1, i64 %x, i64 %l1
+  %n2 = select i1 %d2, i64 %x, i64 %l2
+  %f = call i64 @__oracle_sg_fiber(i64 %n0, i64 %n1, i64 %n2)
+  ret i64 %f
+}}
+
+define internal i64 @__oracle_sg_key(i64 %scope) {{
+entry:
+  %wg = icmp ne i64 %scope, 0
+  br i1 %wg, label %work, label %sub
+work:
+  ret i64 {_WG_KEY}
+sub:
+  %f = call i64 @__oracle_sg_member(i64 0, i64 0)
+  ret i64 %f
+}}
+
+define internal ptr @__oracle_sg_rec(i64 %f) {{
+entry:
+  %o = mul i64 %f, {fibers.RECORD_BYTES}
+  %r = getelementptr i8, ptr {rec}, i64 %o
+  ret ptr %r
+}}
+
+; The running fiber's index.
+define internal i64 @__oracle_sg_self() {{
+entry:
+  %cur = load ptr, ptr @__oracle_wg_cur, align 8
+  %c = ptrtoint ptr %cur to i64
+  %b = ptrtoint ptr {rec} to i64
+  %o = sub i64 %c, %b
+  %i = udiv i64 %o, {fibers.RECORD_BYTES}
+  ret i64 %i
+}}
+
+; Run fiber `to` (its work-item state first); returns when someone switches back.
+define internal void @__oracle_sg_switch(ptr %from, ptr %to) {{
+entry:
+  %p0 = getelementptr i8, ptr %to, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  store i64 %l0, ptr {_state(0)}, align 8
+  %p1 = getelementptr i8, ptr %to, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  store i64 %l1, ptr {_state(1)}, align 8
+  %p2 = getelementptr i8, ptr %to, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  store i64 %l2, ptr {_state(2)}, align 8
+  %gg0 = load i64, ptr {_state(3)}, align 8
+  %gg1 = load i64, ptr {_state(4)}, align 8
+  %gg2 = load i64, ptr {_state(5)}, align 8
+  %ls0 = load i64, ptr {_state(6)}, align 8
+  %ls1 = load i64, ptr {_state(7)}, align 8
+  %ls2 = load i64, ptr {_state(8)}, align 8
+  %gs0 = load i64, ptr {_state(16)}, align 8
+  %gs1 = load i64, ptr {_state(17)}, align 8
+  %gm0 = mul i64 %gg0, %ls0
+  %gi0 = add i64 %gm0, %l0
+  %gm1 = mul i64 %gg1, %ls1
+  %gi1 = add i64 %gm1, %l1
+  %gm2 = mul i64 %gg2, %ls2
+  %gi2 = add i64 %gm2, %l2
+  %lin2 = mul i64 %gi2, %gs1
+  %lin1 = add i64 %lin2, %gi1
+  %lin1m = mul i64 %lin1, %gs0
+  %lin0 = add i64 %lin1m, %gi0
+  %item = add i64 %lin0, 1
+  store i64 %item, ptr @__oracle_san_item, align 8
+  %ptop = getelementptr i8, ptr %to, i64 56
+  %top = load i64, ptr %ptop, align 8
+  store i64 %top, ptr @__oracle_san_stack_hi, align 8
+  store ptr %to, ptr @__oracle_wg_cur, align 8
+  %fc = getelementptr i8, ptr %from, i64 48
+  %cf = load ptr, ptr %fc, align 8
+  %tc = getelementptr i8, ptr %to, i64 48
+  %ct = load ptr, ptr %tc, align 8
+  call void @__oracle_fiber_switch(ptr %cf, ptr %ct)
+  ret void
+}}
+
+; Give control back to the scheduler as a fiber waiting at `site` (a
+; divergence: the scheduler's check reports it), for as long as it is resumed.
+define internal void @__oracle_sg_park(ptr %me, ptr %site) noreturn {{
+entry:
+  br label %again
+again:
+  store i64 1, ptr %me, align 8
+  %sp = getelementptr i8, ptr %me, i64 8
+  store ptr %site, ptr %sp, align 8
+  %cp = getelementptr i8, ptr %me, i64 48
+  %ctx = load ptr, ptr %cp, align 8
+  call void @__oracle_fiber_switch(ptr %ctx, ptr {home})
+  br label %again
+}}
+
+define internal void @__oracle_sg_fault(ptr %fmt, ptr %a, ptr %b) {{
+entry:
+  %msg = call ptr @__oracle_fiber_message()
+  %g0 = load i64, ptr {_state(3)}, align 8
+  %g1 = load i64, ptr {_state(4)}, align 8
+  %g2 = load i64, ptr {_state(5)}, align 8
+  %ap0 = getelementptr i8, ptr %a, i64 16
+  %a0 = load i64, ptr %ap0, align 8
+  %ap1 = getelementptr i8, ptr %a, i64 24
+  %a1 = load i64, ptr %ap1, align 8
+  %ap2 = getelementptr i8, ptr %a, i64 32
+  %a2 = load i64, ptr %ap2, align 8
+  %bp0 = getelementptr i8, ptr %b, i64 16
+  %b0 = load i64, ptr %bp0, align 8
+  %bp1 = getelementptr i8, ptr %b, i64 24
+  %b1 = load i64, ptr %bp1, align 8
+  %bp2 = getelementptr i8, ptr %b, i64 32
+  %b2 = load i64, ptr %bp2, align 8
+  %r = call i32 (ptr, i64, ptr, ...) @snprintf(ptr %msg, i64 {fibers.MESSAGE_BYTES}, ptr %fmt, i64 %g0, i64 %g1, i64 %g2, i64 %a0, i64 %a1, i64 %a2, i64 %b0, i64 %b1, i64 %b2)
+  call void @__oracle_fiber_fail()
+  ret void
+}}
+
+; Arrive at the running fiber's instance of `scope` (its operands are in its
+; exchange slots). True: it is the last member (compute every result, then
+; call finish). False: the results are ready.
+define internal i1 @__oracle_sg_arrive(i64 %scope, ptr %site) {{
+entry:
+  %me = call i64 @__oracle_sg_self()
+  %rme = call ptr @__oracle_sg_rec(i64 %me)
+  %key = call i64 @__oracle_sg_key(i64 %scope)
+  %n = call i64 @__oracle_sg_size(i64 %scope)
+  %ep = load i64, ptr @__oracle_san_group_epoch, align 8
+  %op = getelementptr [{n1} x i64], ptr @__oracle_sg_open, i64 0, i64 %key
+  %open = load i64, ptr %op, align 8
+  %epp = getelementptr [{n1} x i64], ptr @__oracle_sg_epoch, i64 0, i64 %key
+  %oep = load i64, ptr %epp, align 8
+  %clp = getelementptr [{n1} x i64], ptr @__oracle_sg_closed, i64 0, i64 %key
+  %closed = load i64, ptr %clp, align 8
+  %cnp = getelementptr [{n1} x i64], ptr @__oracle_sg_count, i64 0, i64 %key
+  %hp = getelementptr [{n1} x ptr], ptr @__oracle_sg_host, i64 0, i64 %key
+  ; Members running the same function must reach the same call site; a
+  ; packet and a remainder work-item run different functions (and a packet
+  ; calls the exclusive scan for an inclusive one).
+  %kp = getelementptr i8, ptr %rme, i64 40
+  %kind = load i64, ptr %kp, align 8
+  %kind1 = and i64 %kind, 1
+  %sp0 = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 0
+  %sp1 = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 1
+  %sp = getelementptr [{n1} x [2 x ptr]], ptr @__oracle_sg_site, i64 0, i64 %key, i64 %kind1
+  %some = icmp ne i64 %open, 0
+  %same = icmp eq i64 %oep, %ep
+  %notclosed = icmp ne i64 %closed, %open
+  %l1 = and i1 %some, %same
+  %live = and i1 %l1, %notclosed
+  br i1 %live, label %join, label %new
+new:
+  %t0 = load i64, ptr @__oracle_sg_ticket, align 8
+  %t1 = add i64 %t0, 1
+  store i64 %t1, ptr @__oracle_sg_ticket, align 8
+  store i64 %t1, ptr %op, align 8
+  store i64 %ep, ptr %epp, align 8
+  store i64 0, ptr %cnp, align 8
+  store ptr %rme, ptr %hp, align 8
+  store ptr null, ptr %sp0, align 8
+  store ptr null, ptr %sp1, align 8
+  br label %join
+join:
+  %t = load i64, ptr %op, align 8
+  %isite = load ptr, ptr %sp, align 8
+  %firstofkind = icmp eq ptr %isite, null
+  br i1 %firstofkind, label %setsite, label %cmpsite
+setsite:
+  store ptr %site, ptr %sp, align 8
+  br label %count
+cmpsite:
+  %samesite = icmp eq ptr %isite, %site
+  br i1 %samesite, label %count, label %badsite
+badsite:
+  call void @__oracle_sg_fault(ptr @__oracle_sg_fmt_site, ptr %rme, ptr %rme)
+  call void @__oracle_sg_park(ptr %rme, ptr %site)
+  unreachable
+count:
+  %mp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_mine, i64 0, i64 %me
+  store i64 %t, ptr %mp, align 8
+  %c0 = load i64, ptr %cnp, align 8
+  %c = add i64 %c0, 1
+  store i64 %c, ptr %cnp, align 8
+  ; Waiting at the collective, for the scheduler's divergence check.
+  store i64 1, ptr %rme, align 8
+  %stp = getelementptr i8, ptr %rme, i64 8
+  store ptr %site, ptr %stp, align 8
+  %last = icmp uge i64 %c, %n
+  br i1 %last, label %is.last, label %find
+is.last:
+  ret i1 true
+find:
+  %m.slot = alloca i64, align 8
+  store i64 0, ptr %m.slot, align 8
+  br label %scan
+scan:
+  %m = load i64, ptr %m.slot, align 8
+  %more = icmp ult i64 %m, %n
+  br i1 %more, label %probe, label %lost
+probe:
+  %f = call i64 @__oracle_sg_member(i64 %scope, i64 %m)
+  %fp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_mine, i64 0, i64 %f
+  %ft = load i64, ptr %fp, align 8
+  %arrived = icmp eq i64 %ft, %t
+  %m1 = add i64 %m, 1
+  store i64 %m1, ptr %m.slot, align 8
+  br i1 %arrived, label %scan, label %handoff
+handoff:
+  %rto = call ptr @__oracle_sg_rec(i64 %f)
+  %st = load i64, ptr %rto, align 8
+  %runnable = icmp eq i64 %st, 0
+  br i1 %runnable, label %go, label %skipped
+skipped:
+  call void @__oracle_sg_fault(ptr @__oracle_sg_fmt_skip, ptr %rme, ptr %rto)
+  call void @__oracle_sg_park(ptr %rme, ptr %site)
+  unreachable
+go:
+  call void @__oracle_sg_switch(ptr %rme, ptr %rto)
+  br label %wait
+lost:
+  ; Everyone counted but not everyone arrived: cannot happen.
+  call void @llvm.trap()
+  unreachable
+wait:
+  %cl = load i64, ptr %clp, align 8
+  %done = icmp uge i64 %cl, %t
+  br i1 %done, label %ready, label %early
+early:
+  ; Resumed by the scheduler before the instance closed: a member skipped it.
+  %cp = getelementptr i8, ptr %rme, i64 48
+  %ctx = load ptr, ptr %cp, align 8
+  store i64 1, ptr %rme, align 8
+  call void @__oracle_fiber_switch(ptr %ctx, ptr {home})
+  br label %wait
+ready:
+  store i64 0, ptr %rme, align 8
+  ret i1 false
+}}
+
+; The last member computed the results: close the instance, every member
+; runnable again, and let the host go on.
+define internal void @__oracle_sg_finish(i64 %scope) {{
+entry:
+  %me = call i64 @__oracle_sg_self()
+  %rme = call ptr @__oracle_sg_rec(i64 %me)
+  %key = call i64 @__oracle_sg_key(i64 %scope)
+  %n = call i64 @__oracle_sg_size(i64 %scope)
+  %op = getelementptr [{n1} x i64], ptr @__oracle_sg_open, i64 0, i64 %key
+  %t = load i64, ptr %op, align 8
+  %m.slot = alloca i64, align 8
+  store i64 0, ptr %m.slot, align 8
+  br label %head
+head:
+  %m = load i64, ptr %m.slot, align 8
+  %more = icmp ult i64 %m, %n
+  br i1 %more, label %body, label %close
+body:
+  %f = call i64 @__oracle_sg_member(i64 %scope, i64 %m)
+  %r = call ptr @__oracle_sg_rec(i64 %f)
+  store i64 0, ptr %r, align 8
+  %m1 = add i64 %m, 1
+  store i64 %m1, ptr %m.slot, align 8
+  br label %head
+close:
+  %clp = getelementptr [{n1} x i64], ptr @__oracle_sg_closed, i64 0, i64 %key
+  store i64 %t, ptr %clp, align 8
+  %hp = getelementptr [{n1} x ptr], ptr @__oracle_sg_host, i64 0, i64 %key
+  %host = load ptr, ptr %hp, align 8
+  %self = icmp eq ptr %host, %rme
+  br i1 %self, label %out, label %back
+back:
+  call void @__oracle_sg_switch(ptr %rme, ptr %host)
+  br label %out
+out:
+  ret void
+}}
+
+define internal ptr @__oracle_sg_slot(ptr %arr, i64 %f) {{
+entry:
+  %p = getelementptr [{_MAXF} x [{_SLOT} x i8]], ptr %arr, i64 0, i64 %f
+  ret ptr %p
+}}
+
+define internal ptr @__oracle_sg_auxp(i64 %f, i64 %k) {{
+entry:
+  %p = getelementptr [{_MAXF} x [4 x i64]], ptr @__oracle_sg_aux, i64 0, i64 %f, i64 %k
+  ret ptr %p
+}}
+"""
+
+
+# ------------------------------------------------------------ collectives
+
+
+_FLOATS = {"half": 2, "float": 4, "double": 8}
+
+
+def _elem(ty: str) -> tuple[int, str]:
+    m = re.fullmatch(r"<(\d+) x (.+)>", ty)
+    return (int(m.group(1)), m.group(2)) if m else (1, ty)
+
+
+def _bytes(ty: str) -> int:
+    n, el = _elem(ty)
+    if el in _FLOATS:
+        return n * _FLOATS[el]
+    m = re.fullmatch(r"i(\d+)", el)
+    if not m:
+        raise Unsupported(f"collective on {ty}")
+    return n * max(1, (int(m.group(1)) + 7) // 8)
+
+
+def _suffix(ty: str) -> str:
+    n, el = _elem(ty)
+    s = {"float": "f32", "double": "f64", "half": "f16"}.get(el, el)
+    return f"v{n}{s}" if ty.startswith("<") else s
+
+
+def _const(value: int | float, ty: str) -> str:
+    """An IR constant of scalar type `ty`."""
+    _, el = _elem(ty)
+    if el in _FLOATS:
+        if el == "half":
+            return {0: "0xH0000", 1: "0xH3C00", float("inf"): "0xH7C00", float("-inf"): "0xHFC00"}[value]
+        return {0: "0.0", 1: "1.0", float("inf"): "0x7FF0000000000000",
+                float("-inf"): "0xFFF0000000000000"}[value]
+    if el == "i1":
+        return "true" if value else "false"
+    return str(int(value))
+
+
+def _combine(op: str, a: str, b: str, ty: str, f: _Fn, intrinsic) -> str:
+    simple = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd",
+              "fmul": "fmul", "logical_and": "and", "logical_or": "or", "logical_xor": "xor"}
+    if op in simple:
+        return f.op(f"{simple[op]} {ty} {a}, {b}")
+    intr = {"smin": "smin", "smax": "smax", "umin": "umin", "umax": "umax", "fmin": "minnum", "fmax": "maxnum"}[op]
+    name = f"llvm.{intr}.{_suffix(ty)}"
+    intrinsic(name, ty, [ty, ty])
+    return f.op(f"call {ty} @{name}({ty} {a}, {ty} {b})")
+
+
+def _zext_i64(v: str, ty: str, f: _Fn) -> str:
+    if ty == "i64":
+        return v
+    return f.op(f"zext {ty} {v} to i64")
+
+
+def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
+    """The reference definition of collective builtin `name` (see the module doc)."""
+    c = names.parse_collective(name)
+    if c is None:
+        raise Unsupported(names.unsupported_reason(name))
+    scope = 0 if c.scope == "sub" else 1
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(sig.params))
+    f = _Fn()
+    intrinsic("llvm.returnaddress", "ptr", ["i32"])
+    site = f.op("call ptr @llvm.returnaddress(i32 0)", "site")
+    me = f.op("call i64 @__oracle_sg_self()", "me")
+    if c.kind == names.BARRIER:
+        last = f.op(f"call i1 @__oracle_sg_arrive(i64 {scope}, ptr {site})")
+        f(f"br i1 {last}, label %compute, label %read")
+        f.block("compute")
+        # A new barrier interval for the sanitizer: the group's epoch, as at a
+        # work-group barrier (it then also orders the other sub-groups'
+        # accesses: a race between sub-groups across it goes unseen by the
+        # sanitizer, though the reversed-order run may still catch it).
+        ep = f.op("load i64, ptr @__oracle_san_epoch, align 8")
+        f(f"store i64 {f.op(f'add i64 {ep}, 1')}, ptr @__oracle_san_epoch, align 8")
+        f(f"call void @__oracle_sg_finish(i64 {scope})")
+        f("br label %read")
+        f.block("read")
+        f("ret void" if sig.ret == "void" else f"ret {sig.ret} zeroinitializer")
+        return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
+    assert c.value is not None
+    if c.value >= len(sig.params):
+        raise Unsupported(f"{name} with signature {sig}")
+    vty = sig.params[c.value]
+    rty = sig.ret
+    for t in (vty, rty):
+        if _bytes(t) > _SLOT:
+            raise Unsupported(f"{name}: a {t} operand is wider than the oracle's exchange slots")
+    # Operands into this fiber's slots.
+    f(f"store {vty} %a{c.value}, ptr {f.op(f'call ptr @__oracle_sg_slot(ptr @__oracle_sg_in, i64 {me})')}, align 8")
+    ints = list(c.extra)
+    if c.mux and c.kind in (names.SHUFFLE_UP, names.SHUFFLE_DOWN):
+        second = ints.pop(0)
+        p2 = f.op(f"call ptr @__oracle_sg_slot(ptr @__oracle_sg_in2, i64 {me})")
+        f(f"store {sig.params[second]} %a{second}, ptr {p2}, align 8")
+    for k, i in enumerate(ints):
+        if i >= len(sig.params) or not sig.params[i].startswith("i"):
+            raise Unsupported(f"{name} with signature {sig}")
+        v = _zext_i64(f"%a{i}", sig.params[i], f)
+        f(f"store i64 {v}, ptr {f.op(f'call ptr @__oracle_sg_auxp(i64 {me}, i64 {k})')}, align 8")
+    last = f.op(f"call i1 @__oracle_sg_arrive(i64 {scope}, ptr {site})")
+    f(f"br i1 {last}, label %compute, label %read")
+    f.block("compute")
+    n = f.op(f"call i64 @__oracle_sg_size(i64 {scope})", "n")
+
+    def member(m: str) -> str:
+        return f.op(f"call i64 @__oracle_sg_member(i64 {scope}, i64 {m})", "f")
+
+    def load_in(arr: str, fib: str, ty: str) -> str:
+        p = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
+        return f.op(f"load {ty}, ptr {p}, align 8", "x")
+
+    def store_out(fib: str, v: str, arr: str = "@__oracle_sg_out") -> None:
+        p = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
+        f(f"store {rty} {v}, ptr {p}, align 8")
+
+    def aux(fib: str, k: int) -> str:
+        return f.op(f"load i64, ptr {f.op(f'call ptr @__oracle_sg_auxp(i64 {fib}, i64 {k})')}, align 8", "aux")
+
+    def to_all(v: str) -> None:
+        f.loop(n, lambda m: store_out(member(m), v))
+
+    if c.kind in (names.REDUCE, names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE):
+        assert c.op is not None
+        if rty != vty:
+            raise Unsupported(f"{name} with signature {sig}")
+        _, el = _elem(vty)
+        is_float = el in _FLOATS
+        if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
+            raise Unsupported(f"{name} with signature {sig}")
+        bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
+        acc = f.slot("acc", vty)
+        f0 = member("0")
+        x0 = load_in("@__oracle_sg_in", f0, vty)
+        f(f"store {vty} {x0}, ptr {acc}, align 8")
+        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
+        if scan:
+            # Both scans' results, whichever builtin the last member called:
+            # a packet's inclusive scan calls the exclusive one.
+            store_out(f0, _const(names.identity(c.op, bits, is_float), vty))
+            store_out(f0, x0, "@__oracle_sg_out2")
+
+        def step(m: str) -> None:
+            fib = member(m)
+            prev = f.load(vty, acc, "prev")
+            x = load_in("@__oracle_sg_in", fib, vty)
+            nxt = _combine(c.op, prev, x, vty, f, intrinsic)  # type: ignore[arg-type]
+            f(f"store {vty} {nxt}, ptr {acc}, align 8")
+            if scan:
+                store_out(fib, prev)
+                store_out(fib, nxt, "@__oracle_sg_out2")
+
+        f.loop(n, step, start="1")
+        if c.kind == names.REDUCE:
+            to_all(f.load(vty, acc, "total"))
+    elif c.kind in (names.ALL, names.ANY, names.BALLOT):
+        acc = f.slot("acc", "i128" if c.kind == names.BALLOT else "i1")
+        init = "0" if c.kind == names.BALLOT else ("true" if c.kind == names.ALL else "false")
+        f(f"store {'i128' if c.kind == names.BALLOT else 'i1'} {init}, ptr {acc}, align 8")
+
+        def step(m: str) -> None:
+            x = load_in("@__oracle_sg_in", member(m), vty)
+            t = f.op(f"icmp ne {vty} {x}, 0")
+            if c.kind == names.BALLOT:
+                bit = f.op(f"shl i128 {f.op(f'zext i1 {t} to i128')}, {f.op(f'zext i64 {m} to i128')}")
+                old = f.load("i128", acc)
+                f(f"store i128 {f.op(f'or i128 {old}, {bit}')}, ptr {acc}, align 8")
+            else:
+                j = "and" if c.kind == names.ALL else "or"
+                old = f.load("i1", acc)
+                f(f"store i1 {f.op(f'{j} i1 {old}, {t}')}, ptr {acc}, align 8")
+
+        f.loop(n, step)
+        if c.kind == names.BALLOT:
+            if rty != "<4 x i32>":
+                raise Unsupported(f"{name} with signature {sig}")
+            res = f.op(f"bitcast i128 {f.load('i128', acc)} to <4 x i32>")
+        else:
+            v = f.load("i1", acc)
+            res = v if rty == "i1" else f.op(f"zext i1 {v} to {rty}")
+        to_all(res)
+    elif c.kind == names.BROADCAST:
+        if rty != vty:
+            raise Unsupported(f"{name} with signature {sig}")
+        f0 = member("0")
+        if scope == 0:
+            idx = aux(f0, 0)
+            ok = f.op(f"icmp ult i64 {idx}, {n}")
+        else:
+            # Work-group: the local ids name a work-item; the scalar run's fiber
+            # index is its linear id (the vectorizer refuses work-group broadcasts).
+            ids = [aux(f0, k) if k < len(c.extra) else "0" for k in range(3)]
+            ls = [f.op(f"call i64 @__oracle_sg_lsize(i64 {k})") for k in range(3)]
+            oks = [f.op(f"icmp ult i64 {ids[k]}, {ls[k]}") for k in range(3)]
+            ok = f.op(f"and i1 {f.op(f'and i1 {oks[0]}, {oks[1]}')}, {oks[2]}")
+            t2 = f.op(f"mul i64 {ids[2]}, {ls[1]}")
+            t1 = f.op(f"add i64 {t2}, {ids[1]}")
+            t0 = f.op(f"mul i64 {t1}, {ls[0]}")
+            idx = f.op(f"add i64 {t0}, {ids[0]}")
+        res = f.slot("res", rty)
+        f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+        f(f"br i1 {ok}, label %inrange, label %outrange")
+        f.block("inrange")
+        src = member(idx)
+        f(f"store {rty} {load_in('@__oracle_sg_in', src, vty)}, ptr {res}, align 8")
+        f("br label %outrange")
+        f.block("outrange")
+        to_all(f.load(rty, res))
+    elif c.kind in (names.SHUFFLE, names.SHUFFLE_XOR, names.SHUFFLE_UP, names.SHUFFLE_DOWN):
+        if rty != vty:
+            raise Unsupported(f"{name} with signature {sig}")
+
+        def step(m: str) -> None:
+            fib = member(m)
+            a = aux(fib, 0)
+            res = f.slot("res", rty)
+            f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+            arr = f.slot("arr", "ptr")
+            f(f"store ptr @__oracle_sg_in, ptr {arr}, align 8")
+            if c.kind == names.SHUFFLE:
+                k = a
+            elif c.kind == names.SHUFFLE_XOR:
+                k = f.op(f"xor i64 {m}, {a}")
+            elif c.kind == names.SHUFFLE_UP:
+                k0 = f.op(f"sub i64 {m}, {a}")
+                if c.mux:
+                    # Below the first member: `prev` of the member size places up.
+                    neg = f.op(f"icmp ugt i64 {a}, {m}")
+                    wrapped = f.op(f"add i64 {k0}, {n}")
+                    k = f.op(f"select i1 {neg}, i64 {wrapped}, i64 {k0}")
+                    f(f"store ptr {f.op(f'select i1 {neg}, ptr @__oracle_sg_in2, ptr @__oracle_sg_in')}, ptr {arr}, align 8")
+                else:
+                    k = k0  # wraps to a huge index when out of range
+            else:
+                k0 = f.op(f"add i64 {m}, {a}")
+                if c.mux:
+                    past = f.op(f"icmp uge i64 {k0}, {n}")
+                    k = f.op(f"select i1 {past}, i64 {f.op(f'sub i64 {k0}, {n}')}, i64 {k0}")
+                    f(f"store ptr {f.op(f'select i1 {past}, ptr @__oracle_sg_in2, ptr @__oracle_sg_in')}, ptr {arr}, align 8")
+                else:
+                    k = k0
+            ok = f.op(f"icmp ult i64 {k}, {n}")
+            yes, no = f.label("sh.in"), f.label("sh.out")
+            f(f"br i1 {ok}, label %{yes}, label %{no}")
+            f.block(yes)
+            src = member(k)
+            base = f.load("ptr", arr)
+            f(f"store {rty} {load_in(base, src, vty)}, ptr {res}, align 8")
+            f(f"br label %{no}")
+            f.block(no)
+            store_out(fib, f.load(rty, res))
+
+        f.loop(n, step)
+    else:
+        raise Unsupported(names.unsupported_reason(name))
+    f(f"call void @__oracle_sg_finish(i64 {scope})")
+    f("br label %read")
+    f.block("read")
+    out = "@__oracle_sg_out2" if c.kind == names.SCAN_INCLUSIVE else "@__oracle_sg_out"
+    p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
+    f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
+    return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
+
+
+def builtin_definition(name: str, sig: FnSig, em) -> str | None:
+    """The runtime's definition of a sub-group query or collective, None for
+    other names. `em` is the runtime's emitter (oracle/runtime.py): the
+    shared helpers are added to it once."""
+    base = base_name(name)
+    if base is None:
+        return None
+    is_query = base in QUERIES
+    is_coll = names.is_collective_name(name)
+    if not (is_query or is_coll):
+        return None
+    if not getattr(em, "_sg_geometry", False):
+        em._sg_geometry = True
+        em.defs.append(_geometry_text())
+    if is_query:
+        return _query(name, base, sig)
+    if not getattr(em, "_sg_fibers", False):
+        em._sg_fibers = True
+        em.defs.append(_fiber_text())
+    return collective_definition(name, sig, em.intrinsic)

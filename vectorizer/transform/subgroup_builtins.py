@@ -1,0 +1,525 @@
+"""Sub-group builtins and work-group collectives as in-packet vector code.
+
+In the vectorized kernel a sub-group is the packet (docs/subgroups.md): W
+consecutive work-items along the vectorized dimension. So:
+
+- a sub-group reduction is a reduction of the packet, broadcast to every
+  lane; a scan is a scan across the lanes; a broadcast extracts a lane;
+  shuffles move lanes; `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
+  nothing (the packet's lanes run together);
+- a work-group collective combines the packet first (its reduction, or its
+  total for a scan) and calls the scalar builtin once with it: the runtime's
+  group-wide step then sees one contribution per packet, as from a work-item,
+  and the packet finishes the scan with the exclusive result it gets back
+  (the scalar exclusive-scan builtin of the same operation), as Vecz does.
+
+Results are bit-exact with the oracle's reference, which folds the members
+of a sub-group in lane order: integer operations use LLVM's reductions and
+log-step scans (associative and commutative, so any order gives the same
+bits); floating-point ones are folded lane by lane in lane order, the order
+the reference uses (OpenCL allows any order; we pick the reference's, so the
+oracle needs no tolerance). Floating-point work-group reductions and scans
+would combine packets in another order than the reference's work-items: they
+are refused, as are ballots (a uint4 per lane has no packet yet),
+work-group broadcasts, work-group scans along a dimension other than 0 (a
+packet is then not a run of consecutive linear ids), and collectives under
+divergent control flow (the non-uniform forms). With
+VectorPredication the last packet of a row may be partial: its sub-group
+size is the runtime's `get_sub_group_size` for the packet, lanes past it
+hold the operation's identity (integer reductions and scans, all/any) or
+are skipped (float folds), and lane indices are checked against it.
+
+The transform is the packetizer's: `SubGroupPacketizer` handles collective
+calls and leaves everything else to `Packetizer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis import subgroups as sg
+from ..builtins import classify
+from ..builtins.masked import classify_masked_call
+from ..ir import instructions as I
+from ..ir import types as T
+from ..ir import values as V
+from ..ir.builder import Builder
+from .packetizer import PacketizationError, Packetizer, _suffix
+
+_INT_REDUCE = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "smin": "smin",
+               "smax": "smax", "umin": "umin", "umax": "umax", "logical_and": "and",
+               "logical_or": "or", "logical_xor": "xor"}
+
+
+def collective_of(inst: V.Value) -> sg.Collective | None:
+    """The collective a call instruction makes, or None."""
+    if not isinstance(inst, I.CallInst):
+        return None
+    fn = inst.called_function
+    return sg.parse_collective(fn.name if fn is not None else None)
+
+
+def _wrapped_collective(inst: I.CallInst) -> I.CallInst | None:
+    """The collective call inside a masked wrapper `inst` calls, if any."""
+    masked = classify_masked_call(inst)
+    fn = inst.called_function
+    if masked is None or masked.kind != "wrapper" or fn is None:
+        return None
+    for sub in fn.instructions():
+        if isinstance(sub, I.CallInst) and collective_of(sub) is not None:
+            return sub
+    return None
+
+
+def refusal(name: str, dim: int) -> str | None:
+    """Why a call to `name` (a collective-looking name) cannot be vectorized
+    at dimension `dim`, or None when it can."""
+    c = sg.parse_collective(name)
+    if c is None:
+        return sg.unsupported_reason(name)
+    if c.kind == sg.BALLOT:
+        return f"sub-group ballot '{name}' returns a vector (uint4), which the packetizer cannot widen yet"
+    if c.scope == "work":
+        if c.kind == sg.BROADCAST:
+            return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
+        if c.op is not None and c.op.startswith("f"):
+            return (f"floating-point work-group collective '{name}' is not vectorized: combining packets "
+                    "reorders the operations against the reference's work-item order")
+        if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
+            return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet is not a run "
+                    "of consecutive work-items in the scan's order")
+    return None
+
+
+@dataclass
+class SubGroupPacketizer(Packetizer):
+    """The packetizer, with collective calls as in-packet vector code."""
+
+    predicated: bool = False
+
+    # ------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        self._done: set[int] = set()  # collective calls already turned into vector code
+        self._elements: dict[int, list[V.Value]] = {}  # vector-valued collectives: a packet per element
+        self._taken: list[I.ExtractElementInst] = []  # elements of those, given their packets
+        self._size_value: V.Value | None = None  # VectorPredication: the packet's sub-group size
+        self._views: dict[int, tuple[sg.Collective, V.Function, list[V.Value]] | None] = {}
+        self._check_collectives()
+        for inst in list(self.function.instructions()):
+            c = self._view(inst)
+            if c is not None and c.kind == sg.BARRIER and c.scope == "sub":
+                # The packet's lanes run together: nothing to wait for.
+                inst.erase_from_parent()
+        super().run()
+        for ext in self._taken:
+            # Lane 0 of an element of a vector-valued collective.
+            if ext.parent is None:
+                continue
+            vec = self._packets[id(ext)]
+            if ext.uses:
+                b = Builder()
+                b.position_after(vec if isinstance(vec, I.Instruction) else ext)
+                ext.replace_all_uses_with(b.extractelement(vec, 0))
+            ext.erase_from_parent()
+        for inst in list(self.function.instructions()):
+            if id(inst) in self._elements:
+                if inst.uses:
+                    raise PacketizationError(
+                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
+                        "not by elements")
+                inst.erase_from_parent()
+                self._done.discard(id(inst))
+        # Lane 0 of a collective's result was the call itself.
+        for inst in list(self.function.instructions()):
+            if id(inst) not in self._done:
+                continue
+            if id(inst) not in self._packets:
+                inst.erase_from_parent()  # void, or its result unused
+                continue
+            vec = self._packets[id(inst)]
+            if inst.uses:
+                b = Builder()
+                b.position_after(vec if isinstance(vec, I.Instruction) else inst)
+                inst.replace_all_uses_with(b.extractelement(vec, 0))
+            inst.erase_from_parent()
+
+    def _check_collectives(self) -> None:
+        for inst in self.function.instructions():
+            if not isinstance(inst, I.CallInst):
+                continue
+            fn = inst.called_function
+            name = fn.name if fn is not None else None
+            if sg.is_collective_name(name):
+                why = refusal(name, self.uniform.dim)  # type: ignore[arg-type]
+                if why:
+                    raise PacketizationError(why)
+            masked = classify_masked_call(inst)
+            if masked is not None and masked.kind == "wrapper":
+                inner = _wrapped_collective(inst)
+                if inner is not None:
+                    why = refusal(inner.called_function.name, self.uniform.dim)  # type: ignore[union-attr]
+                    if why:
+                        raise PacketizationError(why)
+                    if self._view(inst) is None:
+                        raise PacketizationError(
+                            f"collective '{inner.called_function.name}' under divergent control flow "  # type: ignore[union-attr]
+                            "is not supported (its non-uniform form)"
+                        )
+
+    def _view(self, inst: V.Value) -> sg.Collective | None:
+        """The collective `inst` makes: a direct call, or with VectorPredication
+        the masked wrapper control-flow conversion puts around one in a block
+        whose mask is the entry mask (the packet's lanes within the local
+        size: the partial packet is a smaller sub-group, not divergence)."""
+        key = id(inst)
+        if key in self._views:
+            known = self._views[key]
+            return known[0] if known is not None else None
+        view = None
+        c = collective_of(inst)
+        if c is not None:
+            assert isinstance(inst, I.CallInst)
+            view = (c, inst.called_function, list(inst.args))
+        elif self.predicated and isinstance(inst, I.CallInst):
+            inner = _wrapped_collective(inst)
+            if inner is not None and self._is_entry_mask(inst.args[-1]):
+                view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
+        self._views[key] = view  # type: ignore[assignment]
+        return view[0] if view is not None else None
+
+    def _args(self, call: I.CallInst) -> list[V.Value]:
+        return self._views[id(call)][2]  # type: ignore[index]
+
+    def _callee(self, call: I.CallInst) -> V.Function:
+        return self._views[id(call)][1]  # type: ignore[index]
+
+    def _is_entry_mask(self, m: V.Value) -> bool:
+        """`local_id(dim) < local_size(dim)`: VectorPredication's entry mask."""
+        if not isinstance(m, I.ICmpInst) or m.predicate != "ult":
+            return False
+
+        def query(v: V.Value, kind: str) -> bool:
+            while isinstance(v, I.CastInst):
+                v = v.value
+            if not isinstance(v, I.CallInst) or not v.args:
+                return False
+            fn = v.called_function
+            q = classify(fn.name if fn is not None else None).query
+            arg = v.args[0]
+            return (q is not None and q.kind == kind and isinstance(arg, V.ConstantInt)
+                    and arg.value == self.uniform.dim)
+
+        return query(m.lhs, "local_id") and query(m.rhs, "local_size")
+
+    def _is_leaf(self, inst: I.Instruction) -> bool:
+        if self._view(inst) is not None:
+            return True
+        return super()._is_leaf(inst)
+
+    def _leaf(self, inst: I.Instruction) -> None:
+        c = self._view(inst)
+        if c is None:
+            super()._leaf(inst)
+            return
+        if isinstance(inst.type, T.VoidType):
+            self._collective(inst, c)  # type: ignore[arg-type]
+        elif id(inst) not in self._packets:
+            self.packet(inst)
+
+    def _make_packet(self, value: V.Value) -> V.Value:
+        c = self._view(value)
+        if c is not None and id(value) not in self._done:
+            return self._collective(value, c)  # type: ignore[arg-type]
+        if isinstance(value, I.ExtractElementInst) and self._view(value.vector) is not None:
+            call = value.vector
+            if id(call) not in self._done:
+                self.packet(call)
+            elems = self._elements.get(id(call))
+            if elems is not None and isinstance(value.index, V.ConstantInt):
+                self._taken.append(value)
+                return elems[value.index.value]
+        return super()._make_packet(value)
+
+    def _make_lane(self, value: V.Value, lane: int) -> V.Value:
+        if self._view(value) is not None and id(value) not in self._done:
+            self.packet(value)  # lanes come from the packet, never from re-running the call
+        return super()._make_lane(value, lane)
+
+    def _root_step(self, inst: I.CallInst) -> int:
+        # A sub-group runs along the vectorized dimension, whichever it is.
+        fn = inst.called_function
+        q = classify(fn.name if fn is not None else None).query
+        if q is not None and q.kind == "sub_group_local_id":
+            return 1
+        return super()._root_step(inst)
+
+    # ------------------------------------------------------------ helpers
+
+    def _size(self, b: Builder) -> V.Value | None:
+        """The packet's sub-group size (i32) with VectorPredication, where the
+        last packet of a row is partial: the runtime's answer for the packet's
+        first work-item, min(W, L[dim] - b). None without: always W."""
+        if not self.predicated:
+            return None
+        if self._size_value is None:
+            fn = self.module.get_or_insert_function("__mux_get_sub_group_size", T.FunctionType(T.i32, ()))
+            entry = self.function.blocks[0]
+            eb = Builder()
+            eb.position_before(entry.instructions[0])
+            self._size_value = eb.call(fn, [], name="sg.size")
+        return self._size_value
+
+    def _bound(self, b: Builder) -> V.Value:
+        """The number of members (i32): W, or the partial packet's size."""
+        n = self._size(b)
+        return n if n is not None else V.const_int(T.i32, self.width)
+
+    def _int_masked(self, op: str, x: V.Value, b: Builder) -> V.Value:
+        """Integer packets get the identity in inactive lanes (their vector
+        reductions and log-step scans take every lane); float folds skip them."""
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        return self._mask_inactive(op, x, b) if isinstance(vty.element, T.IntType) else x
+
+    def _mask_inactive(self, op: str, x: V.Value, b: Builder) -> V.Value:
+        """`x` with the lanes past the sub-group's size set to the operation's
+        identity (VectorPredication's partial packet), else `x`."""
+        n = self._size(b)
+        if n is None:
+            return x
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        steps = V.ConstantVector(T.VectorType(T.i32, self.width), [V.const_int(T.i32, k) for k in range(self.width)])
+        active = b.icmp("ult", steps, self._splat(n, b))
+        ident = V.splat(vty, self._identity(op, vty.element))  # type: ignore[arg-type]
+        return b.select(active, x, ident)
+
+    def _splat(self, v: V.Value, b: Builder) -> V.Value:
+        vty = T.VectorType(v.type, self.width)
+        ins = b.insertelement(V.PoisonValue(vty), v, 0)
+        return b.shufflevector(ins, V.PoisonValue(vty), [0] * self.width)
+
+    def _combine(self, op: str, a: V.Value, x: V.Value, b: Builder) -> V.Value:
+        simple = {"add": "add", "mul": "mul", "and": "and", "or": "or", "xor": "xor", "fadd": "fadd",
+                  "fmul": "fmul", "logical_and": "and", "logical_or": "or", "logical_xor": "xor"}
+        if op in simple:
+            return b.binop(simple[op], a, x)
+        intr = {"smin": "smin", "smax": "smax", "umin": "umin", "umax": "umax", "fmin": "minnum",
+                "fmax": "maxnum"}[op]
+        fn = self.module.get_or_insert_function(f"llvm.{intr}.{_suffix(a.type)}",
+                                                T.FunctionType(a.type, (a.type, a.type)))
+        return b.call(fn, [a, x])
+
+    def _identity(self, op: str, ty: T.Type) -> V.Value:
+        if isinstance(ty, T.FloatType):
+            return V.const_fp(ty, float(sg.identity(op, 0, True)))
+        assert isinstance(ty, T.IntType)
+        val = int(sg.identity(op, ty.bits, False))
+        if ty.bits == 1:
+            val = val & 1
+        return V.const_int(ty, val)
+
+    def _reduce(self, op: str, packet: V.Value, b: Builder) -> V.Value:  # type: ignore[override]
+        vty = packet.type
+        assert isinstance(vty, T.VectorType)
+        if op in _INT_REDUCE and isinstance(vty.element, T.IntType):
+            fn = self.module.get_or_insert_function(
+                f"llvm.vector.reduce.{_INT_REDUCE[op]}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
+            )
+            return b.call(fn, [packet])
+        # Floating point: lane order, as the reference folds (lanes past a
+        # partial packet's size leave the fold alone).
+        n = self._size(b)
+        acc: V.Value = b.extractelement(packet, 0)
+        for k in range(1, self.width):
+            nxt = self._combine(op, acc, b.extractelement(packet, k), b)
+            acc = nxt if n is None else b.select(b.icmp("ult", V.const_int(T.i32, k), n), nxt, acc)
+        return acc
+
+    def _scan(self, op: str, packet: V.Value, inclusive: bool, b: Builder) -> V.Value:
+        vty = packet.type
+        assert isinstance(vty, T.VectorType)
+        ident = self._identity(op, vty.element)
+        if isinstance(vty.element, T.IntType):
+            # Log-step scan: exact for associative, commutative integer operations.
+            acc = packet
+            ids = V.splat(vty, ident)  # type: ignore[arg-type]
+            step = 1
+            while step < self.width:
+                shifted = b.shufflevector(acc, ids, [k - step if k >= step else self.width for k in range(self.width)])
+                acc = self._combine(op, acc, shifted, b)
+                step *= 2
+        else:
+            acc_s: V.Value = b.extractelement(packet, 0)
+            acc = b.insertelement(V.PoisonValue(vty), acc_s, 0)
+            for k in range(1, self.width):
+                # Lanes past a partial packet's size: never read.
+                acc_s = self._combine(op, acc_s, b.extractelement(packet, k), b)
+                acc = b.insertelement(acc, acc_s, k)
+        if inclusive:
+            return acc
+        ids = V.splat(vty, ident)  # type: ignore[arg-type]
+        return b.shufflevector(acc, ids, [self.width] + list(range(self.width - 1)))
+
+    def _lane_select(self, srcs: list[tuple[V.Value, V.Value, V.Value]], ty: T.Type, b: Builder) -> V.Value:
+        """A packet whose lane k is `srcs[k]` = (vector, index, in range): the
+        vector's element at the index, or zero when out of range."""
+        vty = T.VectorType(ty, self.width)
+        zero = V.ConstantAggregateZero(ty)
+        out: V.Value = V.PoisonValue(vty)
+        for k, (vec, idx, ok) in enumerate(srcs):
+            safe = b.select(ok, idx, V.const_int(idx.type, 0))
+            e = b.extractelement(vec, safe)
+            out = b.insertelement(out, b.select(ok, e, zero), k)
+        return out
+
+    def _as_i32(self, v: V.Value, b: Builder) -> V.Value:
+        assert isinstance(v.type, T.IntType)
+        if v.type.bits == 32:
+            return v
+        return b.cast("trunc" if v.type.bits > 32 else "zext", v, T.i32)
+
+    # ------------------------------------------------------------ collectives
+
+    def _collective(self, call: I.CallInst, c: sg.Collective) -> V.Value:
+        self._done.add(id(call))
+        b = Builder()
+        b.position_after(call)
+        if c.scope == "work":
+            return self._work_group(call, c, b)
+        assert c.value is not None
+        vty = self._args(call)[c.value].type
+        if isinstance(vty, T.VectorType):
+            # Shuffles and broadcasts of vectors act on each element: one
+            # packet per element; the call's users must take elements.
+            if c.kind not in (sg.BROADCAST, sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+                raise PacketizationError(f"collective '{self._callee(call).name}' on {vty}")  # type: ignore[union-attr]
+            elems = []
+            for j in range(vty.count):
+                second = None
+                if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+                    second = self.packet(self._element(self._args(call)[c.extra[0]], j, call))
+                x = self.packet(self._element(self._args(call)[c.value], j, call))
+                elems.append(self._sub_group(call, c, x, second, b))
+            self._elements[id(call)] = elems
+            return V.PoisonValue(T.VectorType(vty.element, self.width))  # never used: users take elements
+        second = None
+        if c.mux and c.kind in (sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+            second = self.packet(self._args(call)[c.extra[0]])
+        return self._sub_group(call, c, self.packet(self._args(call)[c.value]), second, b)
+
+    def _element(self, vec: V.Value, j: int, call: I.CallInst) -> V.Value:
+        """The scalar that is element `j` of `vec`, found through the
+        `insertelement` chain the scalarizer builds (a packet exists for it)."""
+        v = vec
+        while isinstance(v, I.InsertElementInst):
+            if isinstance(v.index, V.ConstantInt) and v.index.value == j:
+                return v.element
+            v = v.vector
+        if isinstance(v, V.Constant):
+            if isinstance(v, V.ConstantVector):
+                return v.elements[j] if not v.is_splat else v.elements[0]
+            if isinstance(v, V.ConstantAggregateZero):
+                return V.ConstantAggregateZero(vec.type.element)  # type: ignore[attr-defined]
+        if self.uniform.is_uniform(vec):
+            # A uniform vector (the scalarizer splits varying ones only): its
+            # element is uniform too, and a new value counts as uniform.
+            b = Builder()
+            b.position_before(call)
+            return b.extractelement(vec, j)
+        raise PacketizationError(f"cannot find element {j} of a vector operand of a collective")
+
+    def _sub_group(self, call: I.CallInst, c: sg.Collective, x: V.Value, second: V.Value | None,
+                   b: Builder) -> V.Value:
+        """The packet of sub-group collective `call` on the packet `x` of its value."""
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        el = vty.element
+        w = self.width
+        n = self._bound(b)
+        if c.kind == sg.REDUCE:
+            return self._splat(self._reduce(c.op, self._int_masked(c.op, x, b), b), b)  # type: ignore[arg-type]
+        if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
+            return self._scan(c.op, self._int_masked(c.op, x, b), c.kind == sg.SCAN_INCLUSIVE, b)  # type: ignore[arg-type]
+        if c.kind in (sg.ALL, sg.ANY):
+            j = "and" if c.kind == sg.ALL else "or"
+            bits = self._mask_inactive(j, b.icmp("ne", x, V.ConstantAggregateZero(vty)), b)
+            r = self._reduce(j, bits, b)
+            if call.type != T.i1:
+                r = b.zext(r, call.type)
+            return self._splat(r, b)
+        if c.kind == sg.BROADCAST:
+            idx = self._as_i32(self._args(call)[c.extra[0]], b)  # lane 0's, as the reference takes member 0's
+            ok = b.icmp("ult", idx, n)
+            return self._splat(b.select(ok, b.extractelement(x, b.select(ok, idx, V.const_int(T.i32, 0))),
+                                        V.ConstantAggregateZero(el)), b)
+        if c.kind in (sg.SHUFFLE, sg.SHUFFLE_XOR, sg.SHUFFLE_UP, sg.SHUFFLE_DOWN):
+            arg = self._args(call)[c.extra[-1]]
+            srcs = []
+            for k in range(w):
+                a = self._as_i32(self.lane(arg, k), b)
+                kk = V.const_int(T.i32, k)
+                vec = x
+                if c.kind == sg.SHUFFLE:
+                    idx = a
+                elif c.kind == sg.SHUFFLE_XOR:
+                    idx = b.binop("xor", kk, a)
+                elif c.kind == sg.SHUFFLE_UP:
+                    idx = b.binop("sub", kk, a)
+                    if second is not None:
+                        # Below lane 0: the previous packet `prev`, a sub-group size up.
+                        below = b.icmp("ugt", a, kk)
+                        idx = b.select(below, b.binop("add", idx, n), idx)
+                        vec = b.select(below, second, x)
+                else:
+                    idx = b.binop("add", kk, a)
+                    if second is not None:
+                        past = b.icmp("uge", idx, n)
+                        idx = b.select(past, b.binop("sub", idx, n), idx)
+                        vec = b.select(past, second, x)
+                srcs.append((vec, idx, b.icmp("ult", idx, n)))
+            return self._lane_select(srcs, el, b)
+        raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
+
+    def _work_group(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
+        """Combine the packet, take the group-wide step through the scalar builtin."""
+        fn = self._callee(call)
+        assert c.value is not None
+        x = self.packet(self._args(call)[c.value])
+        args = list(self._args(call))
+        if c.kind in (sg.ALL, sg.ANY):
+            vty = x.type
+            j = "and" if c.kind == sg.ALL else "or"
+            bits = self._mask_inactive(j, b.icmp("ne", x, V.ConstantAggregateZero(vty)), b)
+            r = self._reduce(j, bits, b)
+            arg_ty = fn.function_type.params[c.value]
+            args[c.value] = r if arg_ty == T.i1 else b.zext(r, arg_ty)
+            res = b.call(fn, args)
+            return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
+        assert c.op is not None
+        x = self._int_masked(c.op, x, b)  # floats are refused (see `refusal`)
+        if c.kind == sg.REDUCE:
+            args[c.value] = self._reduce(c.op, x, b)
+            res = b.call(fn, args)
+            return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
+        # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
+        incl = self._scan(c.op, x, True, b)
+        total = b.extractelement(incl, self.width - 1)
+        excl_fn = self._exclusive_variant(fn, c)
+        args[c.value] = total
+        base = b.call(excl_fn, args)
+        local = incl if c.kind == sg.SCAN_INCLUSIVE else self._scan(c.op, x, False, b)
+        return self._combine(c.op, self._splat(base, b), local, b)
+
+    def _exclusive_variant(self, fn: V.Function, c: sg.Collective) -> V.Function:
+        """The exclusive-scan builtin of the same operation and type as `fn`."""
+        name = fn.name
+        if c.kind == sg.SCAN_EXCLUSIVE:
+            return fn
+        if c.mux:
+            new = name.replace("_scan_inclusive_", "_scan_exclusive_")
+        else:
+            # `_Z<len>work_group_scan_inclusive_<op><types>`: same length.
+            new = name.replace("work_group_scan_inclusive_", "work_group_scan_exclusive_")
+        return self.module.get_or_insert_function(new, fn.function_type)
