@@ -146,10 +146,39 @@ def _drop_unreachable(mod: llvm.ModuleRef, tm: llvm.TargetMachine, roots: list[s
     mpm.run(mod, pb)
 
 
+_DEFINE = re.compile(r'^define\b[^\n]*?@("(?:[^"\\]|\\.)*"|[-\w$.]+)\s*\(', re.M)
+_SYMBOL = re.compile(r'@("(?:[^"\\]|\\.)*"|[-\w$.]+)')
+_ESCAPE = re.compile(rb"\\([0-9A-Fa-f]{2})")
+
+
+def _symbol_name(token: str) -> str:
+    """The name of an `@` symbol as spelt in the text (quoted names unescaped)."""
+    if not token.startswith('"'):
+        return token
+    raw = _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), token[1:-1].encode())
+    return raw.decode(errors="replace")
+
+
+def _references(text: str) -> dict[str, set[str]]:
+    """Each function defined in `text` -> the `@` symbols its definition
+    mentions (instructions, personality, prefix data: all of them)."""
+    out: dict[str, set[str]] = {}
+    for m in _DEFINE.finditer(text):
+        end = text.find("\n}", m.end())
+        body = text[m.end(): len(text) if end < 0 else end]
+        out[_symbol_name(m.group(1))] = {_symbol_name(t) for t in _SYMBOL.findall(body)}
+    return out
+
+
 def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
     """The functions (defined or declared) `roots` may call, directly or
-    through other functions of `mod` (any reference to a function counts)."""
-    fns = {f.name: f for f in mod.functions}
+    through other functions of `mod` (any reference to a function counts).
+
+    Read from the module's text: walking every operand of every instruction
+    through llvmlite costs one foreign call per operand, which made this the
+    most expensive step of a campaign's JIT build."""
+    fns = {f.name for f in mod.functions}
+    refs = _references(str(mod))
     seen: set[str] = set()
     stack = [r for r in roots if r in fns]
     while stack:
@@ -157,15 +186,7 @@ def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        f = fns[name]
-        if f.is_declaration:
-            continue
-        for b in f.blocks:
-            for ins in b.instructions:
-                for op in ins.operands:
-                    n = op.name
-                    if n and n in fns and n not in seen:
-                        stack.append(n)
+        stack.extend(n for n in refs.get(name, ()) if n in fns and n not in seen)
     return seen
 
 

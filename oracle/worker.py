@@ -298,11 +298,14 @@ def serve() -> None:
         parent = os.getppid()
     exit_with_parent(rfd, parent)
     ex = Executor()
+    profiler = _profiler()
     while True:
         try:
             msg = _read_msg(rfd, None)
         except (EOFError, OSError):
             return
+        if profiler is not None:
+            profiler()
         op = msg[0]
         try:
             if op == "vectorize":
@@ -324,6 +327,34 @@ def serve() -> None:
         except Exception as exc:
             res = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
         _write_msg(wfd, res)
+
+
+PROFILE_ENV = "VECZ_ORACLE_PROFILE"  # a folder: workers write cProfile statistics there
+
+
+def _profiler() -> Any:
+    """With `VECZ_ORACLE_PROFILE=DIR`, profile this worker and return a
+    function to call between requests, which writes DIR/worker-PID.prof every
+    so often (a worker is killed, never asked to exit: its statistics must
+    be on disk before that). None otherwise."""
+    folder = os.environ.get(PROFILE_ENV)
+    if not folder:
+        return None
+    import cProfile
+
+    prof = cProfile.Profile()
+    prof.enable()
+    path = os.path.join(folder, f"worker-{os.getpid()}.prof")
+    seen = [0]
+
+    def tick() -> None:
+        seen[0] += 1
+        if seen[0] % 20 == 0:
+            prof.disable()
+            prof.dump_stats(path)
+            prof.enable()
+
+    return tick
 
 
 # ---------------------------------------------------------------- parent side
