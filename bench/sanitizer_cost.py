@@ -92,6 +92,10 @@ class _Launch:
         return self.clock() - t0, rep
 
 
+MIN_SECONDS = 0.2  # sanitized seconds a kernel is run for at least (up to MAX_REPEAT runs)
+MAX_REPEAT = 100
+
+
 def measure(name: str, size: str, repeat: int, opt: int, wall: bool = False) -> tuple[float, float, str]:
     """(plain seconds, sanitized seconds, sanitizer verdict) of one kernel."""
     k = KERNELS[name]
@@ -101,11 +105,18 @@ def measure(name: str, size: str, repeat: int, opt: int, wall: bool = False) -> 
         raise RuntimeError(f"{name}: {prog.errors.get(jit.SANITIZED)}")
     specs, data = _layout(problem)
     launch = _Launch(specs, data, problem.nd, wall)
-    plain = min(launch.run(prog, "")[0] for _ in range(repeat))
-    best, verdict = float("inf"), "clean"
-    for _ in range(repeat):
+    # Plain and sanitized runs alternate, so that both meet the same
+    # machine; a short kernel runs more times (until MIN_SECONDS of each
+    # kind), a run of tens of microseconds being easily disturbed.
+    plain = best = float("inf")
+    verdict, spent, n = "clean", 0.0, 0
+    while n < repeat or (spent < MIN_SECONDS and n < MAX_REPEAT):
+        dt, _ = launch.run(prog, "")
+        plain = min(plain, dt)
         dt, rep = launch.run(prog, jit.SANITIZED)
         best = min(best, dt)
+        spent += dt
+        n += 1
         if rep and rep["status"] != "clean":
             verdict = rep["status"] + ": " + rep["detail"]
     return plain, best, verdict
@@ -116,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.sanitizer_cost", description=__doc__.split("\n\n")[0])
     ap.add_argument("kernels", nargs="*", help="benchmark kernels (default: all)")
     ap.add_argument("--size", choices=SIZES, default="small")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each kind; the best counts (default 3)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each kind at least (more for short kernels); the best counts (default 3)")
     ap.add_argument("--opt", type=int, choices=range(4), default=0, help="JIT optimisation level (default 0)")
     ap.add_argument("--wall", action="store_true", help="time elapsed seconds, not the thread's CPU time")
     ns = ap.parse_args(argv)

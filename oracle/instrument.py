@@ -170,6 +170,10 @@ class _Instrumenter:
         """(object, base, end) operands describing what `ptr` is based on."""
         zero = V.ConstantInt(T.i64, 0)
         root: Root | None = prov.root(ptr)
+        if root is not None and _byval(root):
+            # A struct passed by value: the callee reads a copy on the stack
+            # (private memory), not the buffer the oracle passed.
+            return V.ConstantInt(T.i64, OBJ_LOOKUP), zero, zero
         if root is not None:
             if root.kind == "arg" and is_kernel:
                 return V.ConstantInt(T.i64, root.value.index), zero, zero  # type: ignore[attr-defined]
@@ -480,6 +484,11 @@ class _Instrumenter:
             return
 
 
+def _byval(root: Root) -> bool:
+    """Is `root` a parameter passed by value (`byval(T)`): a private copy?"""
+    return root.kind == "arg" and "byval" in getattr(root.value, "attributes", "")
+
+
 def _may_sync(call: I.CallInst) -> bool:
     """Could this call synchronise work-items (a barrier, or a function that
     might call one)?"""
@@ -561,7 +570,7 @@ def _tracked(funcs: list[M.Function], provs: dict[int, Provenance], kfn: M.Funct
             root = provs[id(f)].root(p)
             if root is None:
                 return None
-            if root.kind == "alloca":
+            if root.kind == "alloca" or _byval(root):
                 continue
             if root.kind == "arg" and f is kfn:
                 out.add(root.value.index)  # type: ignore[attr-defined]
@@ -611,7 +620,7 @@ def _subword(funcs: list[M.Function], provs: dict[int, Provenance], kfn: M.Funct
                 out.add(root.value.index)  # type: ignore[attr-defined]
             elif root.kind == "global" and id(root.value) in global_index:
                 out.add(nargs + global_index[id(root.value)])
-            elif root.kind != "alloca":
+            elif root.kind != "alloca" and not _byval(root):
                 return None
     return out
 

@@ -168,9 +168,21 @@ class _Prepared:
     objs: Any  # ctypes array of _Object
     held: list[np.ndarray]  # the shadows it took from _SHADOWS
     table: Any  # the inline checks' table to copy into the program
-    hi_offsets: list[int]  # addresses of every object's `hi`, reset per run
-    nobjects: int
-    mode: int
+    hi_views: list[Any]  # per argument, its object's `hi` (None: a scalar)
+    objs_init: bytes  # `objs` as a run starts (every `hi` 0)
+    san_init: bytes  # the library's state as a run starts (but the epoch)
+
+
+@dataclass
+class _Views:
+    """ctypes views of the words every run sets or reads."""
+
+    run_epoch: Any  # the program's __oracle_san_run_epoch
+    epoch: Any  # __oracle_san_epoch
+    group_epoch: Any  # __oracle_san_group_epoch
+    san_run_epoch: Any  # __oracle_san.run_epoch
+    redirected: Any  # __oracle_san.redirected
+    rep_kind: Any  # __oracle_san.rep.kind
 
 
 @dataclass
@@ -185,6 +197,7 @@ class Sanitizer:
     KEEP_SHADOWS = 4 << 20  # bytes of shadow a kept layout may hold
     _prepared: _Prepared | None = field(default=None, repr=False)
     _global_pairs: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _view: _Views | None = field(default=None, repr=False)
 
     def run(self, driver: int, args_addr: int, cfg_addr: int, buffers: list[Any] | None,
             probe: bool = False) -> SanitizerReport:
@@ -258,9 +271,16 @@ class Sanitizer:
         for i in range(nargs + nglob):
             o = objs[i]
             table[4 * i], table[4 * i + 1], table[4 * i + 2] = o.base, 0 if probe or detail else o.size, o.cells
-        hi_offsets = [ctypes.addressof(objs[i]) + _Object.hi.offset for i in range(nargs + nglob)]
-        got = _Prepared(key, objs, held, table, hi_offsets, nargs + nglob,
-                        M_RACES | (M_PROBE if probe else 0) | (M_DETAIL if detail else 0))
+        hi_views = [ctypes.c_uint64.from_address(ctypes.addressof(objs[i]) + _Object.hi.offset)
+                    if bufs[i] is not None else None for i in range(nargs)]
+        san = _San()
+        san.objects = ctypes.addressof(objs)
+        san.nobjects = nargs + nglob
+        san.mode = M_RACES | (M_PROBE if probe else 0) | (M_DETAIL if detail else 0)
+        san.probe_limit = PROBE_LIMIT
+        san.item, san.epoch, san.group_epoch, san.stack_hi = self.hooks
+        san.bounds = self.bounds
+        got = _Prepared(key, objs, held, table, hi_views, bytes(objs), bytes(san))
         # Kept only for small shadows (whose Python set-up would show): large
         # ones go back to the pool after the run, so that the programs a
         # worker caches do not each hold a large run's shadows.
@@ -282,43 +302,46 @@ class Sanitizer:
         bufs = list(buffers or [])[:nargs]
         bufs += [None] * (nargs - len(bufs))
         prep = self._prepare(bufs, probe, detail)
-        objs = prep.objs
-        for at in prep.hi_offsets:  # per run: how far the kernel reached
-            ctypes.c_uint64.from_address(at).value = 0
+        # Per run, each a single copy: the objects (their `hi`, how far the
+        # kernel reached, back to 0), the inline checks' table (probe runs
+        # move its limits) and the library's state.
+        ctypes.memmove(prep.objs, prep.objs_init, len(prep.objs_init))
         ctypes.memmove(self.bounds, prep.table, ctypes.sizeof(prep.table))
-        san = _San.from_address(lib.state)
-        ctypes.memset(ctypes.addressof(san), 0, ctypes.sizeof(_San))
-        san.objects = ctypes.addressof(objs)
-        san.nobjects = prep.nobjects
-        san.mode = prep.mode
-        san.probe_limit = PROBE_LIMIT
-        san.item, san.epoch, san.group_epoch, san.stack_hi = self.hooks
-        san.bounds = self.bounds
+        ctypes.memmove(lib.state, prep.san_init, len(prep.san_init))
+        v = self._views(lib.state)
         # The drivers add 1 at the first group: epochs of this run are above.
-        san.run_epoch = first_epoch + 1
-        ctypes.c_uint64.from_address(self.run_epoch).value = first_epoch + 1
-        epoch = ctypes.c_uint64.from_address(self.hooks[1])
-        epoch.value = first_epoch
-        ctypes.c_uint64.from_address(self.hooks[2]).value = first_epoch
+        v.san_run_epoch.value = v.run_epoch.value = first_epoch + 1
+        v.epoch.value = v.group_epoch.value = first_epoch
         if lib.run(driver, args_addr, cfg_addr):
             # A check stopped the run (long jump), perhaps out of a fiber of a
             # group with barriers: the fiber pool must not stay busy.
             from . import fibers
 
             fibers.abandon()
-        _SHADOWS.used(epoch.value)
-        rep = san.rep
-        extents = [int(objs[i].hi) if bufs[i] is not None else None for i in range(nargs)]
+        _SHADOWS.used(v.epoch.value)
+        extents = [h.value if h is not None else None for h in prep.hi_views]
         out: SanitizerReport = {"status": "clean", "detail": "", "extents": extents,
-                                "redirected": int(san.redirected), "far": rep.kind == R_FAR}
-        if rep.kind:
+                                "redirected": v.redirected.value, "far": False}
+        if v.rep_kind.value:
+            rep = _San.from_address(lib.state).rep
+            out["far"] = rep.kind == R_FAR
             nd = _NDShape.from_cfg(cfg_addr)
             out["status"] = "race" if rep.kind == R_RACE else "out-of-bounds"
-            out["detail"] = self._describe(rep, objs, nd)
+            out["detail"] = self._describe(rep, prep.objs, nd)
         if prep is not self._prepared:
             for arr in prep.held:
                 _SHADOWS.give(arr)
         return out
+
+    def _views(self, state: int) -> _Views:
+        if self._view is None:
+            u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+            rep_at = state + _San.rep.offset
+            self._view = _Views(u64.from_address(self.run_epoch), u64.from_address(self.hooks[1]),
+                                u64.from_address(self.hooks[2]), u64.from_address(state + _San.run_epoch.offset),
+                                u32.from_address(state + _San.redirected.offset),
+                                u32.from_address(rep_at + _Report.kind.offset))
+        return self._view
 
     # -- reports ---------------------------------------------------------------
 

@@ -179,3 +179,27 @@ def test_kept_tables_serve_alternating_modes_and_epoch_restarts() -> None:
                 assert rep["redirected"] and rep["extents"][0] > 256, rep  # probe mode records, then grows
             else:
                 assert rep["status"] == want, (kernel, key, rep)
+
+
+_BYVAL = """
+%struct.P = type { i32, i32, i32, i32, i32 }
+declare i64 @_Z13get_global_idj(i32 noundef)
+define spir_kernel void @byval_field(ptr noundef byval(%struct.P) align 4 %p, ptr addrspace(1) %out) {
+  %g = call i64 @_Z13get_global_idj(i32 noundef 0)
+  %f = getelementptr inbounds i8, ptr %p, i64 16
+  %v = load i32, ptr %f, align 4
+  %o = getelementptr i32, ptr addrspace(1) %out, i64 %g
+  store i32 %v, ptr addrspace(1) %o, align 4
+  ret void
+}
+"""
+
+
+def test_a_struct_passed_by_value_is_a_private_copy() -> None:
+    # The kernel reads a stack copy of the struct, not the buffer passed for
+    # it: no access of it is out of that buffer's bounds (Rodinia heartwall).
+    text = "; vecz-case: 1\n; kernel: byval_field\n; args: buf:i32:5:iota buf:i32:64\n; ndrange: global=64 local=16\n"
+    results = _scalar(text + _BYVAL)
+    assert {r.status for r in results} == {"match"}, results
+    out = oracle.run_scalar(text + _BYVAL, "global=64 local=16")
+    assert list(out[1]) == [4] * 64  # field 4 of the iota struct
