@@ -11,8 +11,8 @@ flags as using barriers. Each runs under the launch the oracle infers.
 
 Prints, per suite, the kernels by their worst status and the
 configurations by status; then each kernel that did not match everywhere,
-with the first detail of its worst status (for a refusal: the vectorizer's
-remark). Exit 1 if any configuration is a mismatch, vector-fault, timeout
+with the first detail of its worst status, and the vectorizer's remark for
+every configuration it refused. Exit 1 if any configuration is a mismatch, vector-fault, timeout
 or vectorizer-error; 2 for bad usage.
 """
 
@@ -63,6 +63,8 @@ class Verdict:
     worst: str
     statuses: dict[str, int] = field(default_factory=dict)
     detail: str = ""
+    # The vectorizer's remarks where it refused (whatever the worst status).
+    refusals: list[str] = field(default_factory=list)
 
 
 def barrier_kernels(text: str) -> list[str]:
@@ -125,7 +127,8 @@ def survey_one(t: Target, widths: list[int], timeout: float = 10.0) -> Verdict:
     counts = Counter(r.status for r in report.results)
     worst = next((s for s in ORDER if counts.get(s)), "unsupported-input")
     detail = next((r.detail for r in report.results if r.status == worst), "no configuration ran")
-    return Verdict(t.suite, name, t.kernel, worst, dict(counts), detail)
+    refusals = sorted({r.detail for r in report.results if r.status == "not-vectorized"})
+    return Verdict(t.suite, name, t.kernel, worst, dict(counts), detail, refusals)
 
 
 def run(targets: list[Target], widths: list[int], jobs: int = 2, progress: bool = False) -> list[Verdict]:
@@ -172,6 +175,10 @@ def details(verdicts: list[Verdict]) -> str:
             continue
         detail = " ".join(v.detail.split())[:240]
         lines.append(f"{v.worst:17} {v.suite}: {v.file}:{v.kernel}  {detail}")
+        for remark in v.refusals:
+            if remark != v.detail:
+                lines.append(f"{'':17} refused at {v.statuses.get('not-vectorized', 0)} configuration(s): "
+                             f"{' '.join(remark.split())[:240]}")
     return "\n".join(lines)
 
 

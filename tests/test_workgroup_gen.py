@@ -6,6 +6,7 @@ catching the race a missing barrier would make."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import oracle
 from fuzz import generate, generate_kernel
@@ -30,6 +31,7 @@ from fuzz.plan import (
     walk_expr,
     walk_stmts,
 )
+from fuzz.strategies import plans
 
 SEEDS = range(80)
 SYNC = (Barrier, TreeReduce, PrefixScan)
@@ -175,3 +177,13 @@ def test_the_oracle_finds_the_race_a_missing_barrier_makes() -> None:
         assert {r.status for r in report.results} & {"scalar-fault", "scalar-race"}, report.summary
         return
     pytest.fail("no top-level tile exchange with a neighbour read in 40 seeds")
+
+
+@settings(max_examples=15, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(plan=plans(profile="workgroup"))
+def test_hypothesis_plans_keep_the_barrier_rules(plan: KernelPlan) -> None:
+    """Plans drawn by Hypothesis (which shrinks failures) obey the same rules."""
+    assert any(isinstance(s, SYNC) for s, _ in walk_stmts(plan.body))
+    _check_sync_positions(plan.body, _reduction_results(plan))
+    _check_reads_follow_barriers(plan.body, set())
