@@ -199,6 +199,16 @@ def _phong(size: str) -> Problem:
     )
 
 
+def _tonemap(size: str) -> Problem:
+    n = _side(size, 64, 512)
+    hdr = _f32(_rng(12).exponential(2.0, 3 * n * n))  # radiances, a few far above 1
+    return Problem(
+        [Buffer(np.zeros(3 * n * n, np.uint8)), Buffer(hdr), Scalar(n, "int32"), Scalar(0.8, "float32"),
+         Scalar(1 / 2.2, "float32")],
+        _nd1(n * n),
+    )
+
+
 def _saxpy(size: str) -> Problem:
     n = _side(size, 4096, 1 << 20)
     r = _rng(11)
@@ -270,6 +280,7 @@ KERNELS: dict[str, Kernel] = {
         Kernel("collatz", "Collatz lengths (divergent loop)", _collatz, trip_count_output=True),
         Kernel("ray_sphere", "ray-sphere shading (divergent branches)", _ray_sphere),
         Kernel("phong", "Phong-shaded spheres (normalize, dot, powr, mix, convert_uchar4_sat)", _phong),
+        Kernel("tonemap", "HDR tone mapping (powr, log1p, smoothstep, convert_uchar_sat_rte)", _tonemap),
         Kernel("saxpy", "SAXPY (memory bound)", _saxpy),
         Kernel("matmul_tiled", "tiled matrix multiply (__local tiles, barriers in a loop)", _matmul_tiled,
                folder="workgroup"),

@@ -466,6 +466,24 @@ def _library(name: str, sig: FnSig, em: _Emitter) -> str | None:
     return fn.text
 
 
+def _clock(name: str, base: str, sig: FnSig, em: _Emitter) -> str | None:
+    """`clock_read_{device,work_group,sub_group}` and their `_hilo` forms
+    (cl_khr_kernel_clock): a counter of the calls, so that every work-item
+    reads increasing values and the runs stay deterministic."""
+    m = re.fullmatch(r"clock_read_(hilo_)?(device|work_group|sub_group)", base)
+    if not m or sig.params or sig.ret != ("<2 x i32>" if m.group(1) else "i64"):
+        return None
+    em.decls["__oracle_clock"] = "@__oracle_clock = internal global i64 0, align 8"
+    body = ["  %o = atomicrmw add ptr @__oracle_clock, i64 1 monotonic, align 8", "  %v = add i64 %o, 1"]
+    if m.group(1):
+        body += ["  %lo = trunc i64 %v to i32", "  %s = lshr i64 %v, 32", "  %hi = trunc i64 %s to i32",
+                 "  %a = insertelement <2 x i32> poison, i32 %lo, i64 0",
+                 "  %r = insertelement <2 x i32> %a, i32 %hi, i64 1", "  ret <2 x i32> %r"]
+    else:
+        body.append("  ret i64 %v")
+    return f"define {sig.ret} @{quote_name(name)}() {{\nentry:\n" + "\n".join(body) + "\n}"
+
+
 _BARRIER = re.compile(r"barrier|fence|async_work_group|wait_group_events|atomic_work_item")
 _COLLECTIVE = re.compile(r"^(sub_group_|work_group_|intel_sub_group)")
 
@@ -497,7 +515,7 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
         return wg
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
         raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
-    d = _library(name, sig, em)
+    d = _library(name, sig, em) or _clock(name, base, sig, em)
     if d is None:
         # Signatures the library does not know (Vecz's lit tests declare
         # some builtins with other integer widths): the element-wise forms.

@@ -111,3 +111,12 @@ def test_prefetch_is_a_no_op_for_global_pointers_only() -> None:
     text = library.definition("_Z8prefetchPU3AS1KDv4_im", "void", ["ptr addrspace(1)", "i64"])
     assert text is not None and "entry:\n  ret void" in text
     assert library.definition("_Z8prefetchPU3AS3Kfm") is None  # local memory: no such overload
+
+
+def test_kernel_clock_counts_calls() -> None:
+    em = runtime._Emitter()
+    text = runtime.builtin_definition("_Z22clock_read_hilo_devicev", runtime.FnSig("<2 x i32>", ()), em)
+    assert text is not None and "atomicrmw add ptr @__oracle_clock" in text
+    assert "__oracle_clock" in em.decls
+    with pytest.raises(runtime.Unsupported):
+        runtime.builtin_definition("_Z17clock_read_devicev", runtime.FnSig("i32", ()), em)
