@@ -173,3 +173,12 @@ def test_unvectorized_collectives_say_why(cl_text: str) -> None:
     rep = oracle.check(cl_text, kernel="group_collectives", widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
     assert rep.summary == {"not-vectorized": 1}
     assert "along dimension 1" in rep.results[0].detail
+
+
+@pytest.mark.parametrize("kernel", ["reductions", "shuffles", "group_collectives"])
+def test_partial_packets_are_smaller_sub_groups(cl_text: str, kernel: str) -> None:
+    # VectorPredication: local size 10 at W = 4 and 8 ends each row with a
+    # partial packet, which is the row's last (smaller) sub-group.
+    rep = oracle.check(cl_text, kernel=kernel, widths=[4, 8], dims=[0], choices=["VectorPredication"],
+                       ndranges=["global=20 local=10"])
+    assert rep.summary == {"match": len(rep.results)}, [r for r in rep.results if r.status != "match"][:3]

@@ -428,7 +428,8 @@ class SubGroupPacketizer(Packetizer):
             b = Builder()
             b.position_before(call)
             return b.extractelement(vec, j)
-        raise PacketizationError(f"cannot find element {j} of a vector operand of a collective")
+        raise PacketizationError("a collective on a vector value whose elements are not separate scalars here "
+                                 "(a masked access with VectorPredication) is not supported")
 
     def _sub_group(self, call: I.CallInst, c: sg.Collective, x: V.Value, second: V.Value | None,
                    b: Builder) -> V.Value:
