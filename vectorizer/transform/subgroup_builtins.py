@@ -5,7 +5,8 @@ consecutive work-items along the vectorized dimension. So:
 
 - a sub-group reduction is a reduction of the packet, broadcast to every
   lane; a scan is a scan across the lanes; a broadcast extracts a lane;
-  shuffles move lanes; `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
+  shuffles move lanes; a ballot packs the lanes' conditions into the bits
+  of the uint4's elements (its users take elements); `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
   nothing (the packet's lanes run together);
 - a work-group collective combines the packet first (its reduction, or its
   total for a scan) and calls the scalar builtin once with it: the runtime's
@@ -20,8 +21,7 @@ bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Floating-point work-group reductions and scans
 would combine packets in another order than the reference's work-items: they
-are refused, as are ballots (a uint4 per lane has no packet yet),
-work-group broadcasts, work-group scans along a dimension other than 0 (a
+are refused, as are work-group broadcasts, work-group scans along a dimension other than 0 (a
 packet is then not a run of consecutive linear ids), and collectives under
 divergent control flow (the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
@@ -77,8 +77,6 @@ def refusal(name: str, dim: int) -> str | None:
     c = sg.parse_collective(name)
     if c is None:
         return sg.unsupported_reason(name)
-    if c.kind == sg.BALLOT:
-        return f"sub-group ballot '{name}' returns a vector (uint4), which the packetizer cannot widen yet"
     if c.scope == "work":
         if c.kind == sg.BROADCAST:
             return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
@@ -390,6 +388,27 @@ class SubGroupPacketizer(Packetizer):
             return self._work_group(call, c, b)
         assert c.value is not None
         vty = self._args(call)[c.value].type
+        if c.kind == sg.BALLOT:
+            # A uint4 the same in every lane: a packet per element, for the
+            # users that take elements (`.x`); bit k is lane k's condition.
+            x = self.packet(self._args(call)[c.value])
+            bits = self._mask_inactive("or", b.icmp("ne", x, V.ConstantAggregateZero(x.type)), b)
+            packed: V.Value = b.bitcast(bits, T.IntType(self.width))
+            words = []
+            for j in range(4):
+                if 32 * j >= self.width:
+                    words.append(V.const_int(T.VectorType(T.i32, self.width), 0))
+                    continue
+                word = packed
+                if j:
+                    word = b.binop("lshr", word, V.const_int(word.type, 32 * j))
+                if self.width > 32:
+                    word = b.cast("trunc", word, T.i32)
+                elif self.width < 32:
+                    word = b.zext(word, T.i32)
+                words.append(self._splat(word, b))
+            self._elements[id(call)] = words
+            return V.PoisonValue(T.VectorType(T.i32, self.width))  # never used: users take elements
         if isinstance(vty, T.VectorType):
             # Shuffles and broadcasts of vectors act on each element: one
             # packet per element; the call's users must take elements.
