@@ -705,6 +705,53 @@ out:
   ret void
 }}
 
+; Does the fiber of record `rec` hold the work-item with local ids (t0, t1, t2)?
+; A work-item: its own ids; a packet: W work-items from its ids along dim.
+define internal i1 @__oracle_sg_covers(ptr %rec, i64 %t0, i64 %t1, i64 %t2) {{
+entry:
+  %p0 = getelementptr i8, ptr %rec, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  %p1 = getelementptr i8, ptr %rec, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %rec, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  %pk = getelementptr i8, ptr %rec, i64 40
+  %kind = load i64, ptr %pk, align 8
+  %packet = icmp ne i64 %kind, 0
+  %w = call i64 @__oracle_sg_width()
+  %span = select i1 %packet, i64 %w, i64 1
+  %d = call i64 @__oracle_sg_dim()
+  %s0 = select i1 %packet, i64 %d, i64 3
+  %x0 = sub i64 %t0, %l0
+  %x1 = sub i64 %t1, %l1
+  %x2 = sub i64 %t2, %l2
+  %isd0 = icmp eq i64 %s0, 0
+  %isd1 = icmp eq i64 %s0, 1
+  %isd2 = icmp eq i64 %s0, 2
+  %in0 = icmp ult i64 %x0, %span
+  %eq0 = icmp eq i64 %x0, 0
+  %c0 = select i1 %isd0, i1 %in0, i1 %eq0
+  %in1 = icmp ult i64 %x1, %span
+  %eq1 = icmp eq i64 %x1, 0
+  %c1 = select i1 %isd1, i1 %in1, i1 %eq1
+  %in2 = icmp ult i64 %x2, %span
+  %eq2 = icmp eq i64 %x2, 0
+  %c2 = select i1 %isd2, i1 %in2, i1 %eq2
+  %c01 = and i1 %c0, %c1
+  %c012 = and i1 %c01, %c2
+  ; Ids outside the group name no one (a partial packet's idle lanes included).
+  %L0 = call i64 @__oracle_sg_lsize(i64 0)
+  %L1 = call i64 @__oracle_sg_lsize(i64 1)
+  %L2 = call i64 @__oracle_sg_lsize(i64 2)
+  %r0 = icmp ult i64 %t0, %L0
+  %r1 = icmp ult i64 %t1, %L1
+  %r2 = icmp ult i64 %t2, %L2
+  %r01 = and i1 %r0, %r1
+  %r = and i1 %r01, %r2
+  %c = and i1 %c012, %r
+  ret i1 %c
+}}
+
 define internal ptr @__oracle_sg_slot(ptr %arr, i64 %f) {{
 entry:
   %p = getelementptr [{_MAXF} x [{_SLOT} x i8]], ptr %arr, i64 0, i64 %f
@@ -911,25 +958,36 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
             idx = aux(f0, 0)
             ok = f.op(f"icmp ult i64 {idx}, {n}")
         else:
-            # Work-group: the local ids name a work-item; the scalar run's fiber
-            # index is its linear id (the vectorizer refuses work-group broadcasts).
+            # Work-group: the local ids name a work-item; its value comes from
+            # the member that holds it (a work-item, or the packet whose lanes
+            # cover it: a packet passes its value from that lane).
             ids = [aux(f0, k) if k < len(c.extra) else "0" for k in range(3)]
-            ls = [f.op(f"call i64 @__oracle_sg_lsize(i64 {k})") for k in range(3)]
-            oks = [f.op(f"icmp ult i64 {ids[k]}, {ls[k]}") for k in range(3)]
-            ok = f.op(f"and i1 {f.op(f'and i1 {oks[0]}, {oks[1]}')}, {oks[2]}")
-            t2 = f.op(f"mul i64 {ids[2]}, {ls[1]}")
-            t1 = f.op(f"add i64 {t2}, {ids[1]}")
-            t0 = f.op(f"mul i64 {t1}, {ls[0]}")
-            idx = f.op(f"add i64 {t0}, {ids[0]}")
-        res = f.slot("res", rty)
-        f(f"store {rty} zeroinitializer, ptr {res}, align 8")
-        f(f"br i1 {ok}, label %inrange, label %outrange")
-        f.block("inrange")
-        src = member(idx)
-        f(f"store {rty} {load_in('@__oracle_sg_in', src, vty)}, ptr {res}, align 8")
-        f("br label %outrange")
-        f.block("outrange")
-        to_all(f.load(rty, res))
+            res = f.slot("res", rty)
+            f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+
+            def pick(m: str) -> None:
+                fib = member(m)
+                rec = f.op(f"call ptr @__oracle_sg_rec(i64 {fib})")
+                cov = f.op(f"call i1 @__oracle_sg_covers(ptr {rec}, i64 {ids[0]}, i64 {ids[1]}, i64 {ids[2]})")
+                yes, no = f.label("bc.yes"), f.label("bc.no")
+                f(f"br i1 {cov}, label %{yes}, label %{no}")
+                f.block(yes)
+                f(f"store {rty} {load_in('@__oracle_sg_in', fib, vty)}, ptr {res}, align 8")
+                f(f"br label %{no}")
+                f.block(no)
+
+            f.loop(n, pick)
+            to_all(f.load(rty, res))
+        if scope == 0:
+            res = f.slot("res", rty)
+            f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+            f(f"br i1 {ok}, label %inrange, label %outrange")
+            f.block("inrange")
+            src = member(idx)
+            f(f"store {rty} {load_in('@__oracle_sg_in', src, vty)}, ptr {res}, align 8")
+            f("br label %outrange")
+            f.block("outrange")
+            to_all(f.load(rty, res))
     elif c.kind in (names.SHUFFLE, names.SHUFFLE_XOR, names.SHUFFLE_UP, names.SHUFFLE_DOWN):
         if rty != vty:
             raise Unsupported(f"{name} with signature {sig}")

@@ -21,7 +21,7 @@ bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Floating-point work-group reductions and scans
 would combine packets in another order than the reference's work-items: they
-are refused, as are work-group broadcasts, work-group scans along a dimension other than 0 (a
+are refused, as are work-group scans along a dimension other than 0 (a
 packet is then not a run of consecutive linear ids), and collectives under
 divergent control flow (the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
@@ -78,8 +78,6 @@ def refusal(name: str, dim: int) -> str | None:
     if c is None:
         return sg.unsupported_reason(name)
     if c.scope == "work":
-        if c.kind == sg.BROADCAST:
-            return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
         if c.op is not None and c.op.startswith("f"):
             return (f"floating-point work-group collective '{name}' is not vectorized: combining packets "
                     "reorders the operations against the reference's work-item order")
@@ -508,6 +506,19 @@ class SubGroupPacketizer(Packetizer):
         assert c.value is not None
         x = self.packet(self._args(call)[c.value])
         args = list(self._args(call))
+        if c.kind == sg.BROADCAST:
+            # The packet passes the value of the lane the local ids name (when
+            # it is one of its own; the runtime takes the value from the
+            # member holding that work-item).
+            dim = self.uniform.dim
+            target = self._as_i32(args[c.extra[dim]], b) if dim < len(c.extra) else V.const_int(T.i32, 0)
+            lid_fn = self.module.get_or_insert_function(
+                "__mux_get_local_id", T.FunctionType(T.i64, (T.i32,)))
+            base = self._as_i32(b.call(lid_fn, [V.const_int(T.i32, dim)]), b)
+            lane = b.binop("sub", target, base)
+            ok = b.icmp("ult", lane, V.const_int(T.i32, self.width))
+            args[c.value] = b.extractelement(x, b.select(ok, lane, V.const_int(T.i32, 0)))
+            return self._splat(b.call(fn, args), b)
         if c.kind in (sg.ALL, sg.ANY):
             vty = x.type
             j = "and" if c.kind == sg.ALL else "or"

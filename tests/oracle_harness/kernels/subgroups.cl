@@ -114,3 +114,10 @@ __kernel void skipped(__global int *out, __global const int *in) {
     x = sub_group_reduce_add(x);
   out[g] = x;
 }
+
+/* A work-group broadcast from a 2-D local id. */
+int __OVL work_group_broadcast(int x, size_t lx, size_t ly);
+__kernel void group_broadcast_2d(__global int *out, __global const int *in) {
+  size_t g = gl();
+  out[g] = work_group_broadcast(in[g], 5, 1) + work_group_broadcast(in[g], 2, 0);
+}
