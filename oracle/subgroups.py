@@ -90,8 +90,10 @@ def uses_sub_groups(declared: Iterable[str]) -> bool:
 
 
 def text_uses_sub_groups(ir: str) -> bool:
-    """Cheap test on module text: does it call a sub-group builtin or query?"""
-    return "sub_group" in ir
+    """Cheap test on module text: does its reference depend on the sub-group
+    geometry (a sub-group builtin or query, or a work-group reduction or
+    scan, which folds sub-group by sub-group)?"""
+    return "sub_group" in ir or re.search(r"work_group_(reduce|scan)", ir) is not None
 
 
 def needs_fibers(declared: Iterable[str]) -> bool:
@@ -705,6 +707,32 @@ out:
   ret void
 }}
 
+; The sub-group of the work-item of record `rec` (a number unique in its group).
+define internal i64 @__oracle_sg_segkey(ptr %rec) {{
+entry:
+  %p0 = getelementptr i8, ptr %rec, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  %p1 = getelementptr i8, ptr %rec, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %rec, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  %d = call i64 @__oracle_sg_dim()
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %ld = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %d)
+  %lo0 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o0)
+  %lo1 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o1)
+  %Lo0 = call i64 @__oracle_sg_lsize(i64 %o0)
+  %per = call i64 @__oracle_sg_per_row()
+  %w = call i64 @__oracle_sg_width()
+  %row1 = mul i64 %lo1, %Lo0
+  %row = add i64 %row1, %lo0
+  %r = mul i64 %row, %per
+  %k = udiv i64 %ld, %w
+  %key = add i64 %r, %k
+  ret i64 %key
+}}
+
 ; Does the fiber of record `rec` hold the work-item with local ids (t0, t1, t2)?
 ; A work-item: its own ids; a packet: W work-items from its ids along dim.
 define internal i1 @__oracle_sg_covers(ptr %rec, i64 %t0, i64 %t1, i64 %t2) {{
@@ -900,11 +928,22 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
             raise Unsupported(f"{name} with signature {sig}")
         bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
+        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
+        ident = _const(names.identity(c.op, bits, is_float), vty)
+        if scope == 1:
+            _work_group_fold(f, c.op, vty, ident, scan, c.kind == names.REDUCE, n, member, load_in, store_out,
+                             to_all, intrinsic)
+            f(f"call void @__oracle_sg_finish(i64 {scope})")
+            f("br label %read")
+            f.block("read")
+            out = "@__oracle_sg_out2" if c.kind == names.SCAN_INCLUSIVE else "@__oracle_sg_out"
+            p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
+            f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
+            return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
         acc = f.slot("acc", vty)
         f0 = member("0")
         x0 = load_in("@__oracle_sg_in", f0, vty)
         f(f"store {vty} {x0}, ptr {acc}, align 8")
-        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
         if scan:
             # Both scans' results, whichever builtin the last member called:
             # a packet's inclusive scan calls the exclusive one.
@@ -1042,6 +1081,83 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
     p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
     f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
     return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
+
+
+def _work_group_fold(f: _Fn, op: str, vty: str, ident: str, scan: bool, reduce: bool, n: str, member,
+                     load_in, store_out, to_all, intrinsic) -> None:
+    """A work-group reduction or scan, folded as the vectorized kernel folds
+    it: each sub-group in member order from its first value, then the
+    sub-groups' totals in order from the identity. A member is a work-item
+    (consecutive work-items of one sub-group form a segment) or a packet
+    (its value is already its sub-group's total, and it gets the fold of the
+    totals before it: its lanes add their own scan). Integer operations give
+    the same bits in any order; floating-point ones need this one order.
+    Results: exclusive scans in the out slots, inclusive ones in out2."""
+    total = f.slot("total", vty)  # fold of the finished segments, from the identity
+    seg = f.slot("seg", vty)  # the open segment's fold
+    base = f.slot("base", vty)  # `total` when the open segment began
+    open_key = f.slot("segkey")  # the open segment's sub-group (-1: none)
+    f(f"store {vty} {ident}, ptr {total}, align 8")
+    f(f"store i64 -1, ptr {open_key}, align 8")
+
+    def comb(a: str, b: str) -> str:
+        return _combine(op, a, b, vty, f, intrinsic)
+
+    def flush() -> None:
+        k = f.load("i64", open_key)
+        live, done = f.label("seg.flush"), f.label("seg.flushed")
+        f(f"br i1 {f.op(f'icmp ne i64 {k}, -1')}, label %{live}, label %{done}")
+        f.block(live)
+        f(f"store {vty} {comb(f.load(vty, total), f.load(vty, seg))}, ptr {total}, align 8")
+        f(f"store i64 -1, ptr {open_key}, align 8")
+        f(f"br label %{done}")
+        f.block(done)
+
+    def step(m: str) -> None:
+        fib = member(m)
+        rec = f.op(f"call ptr @__oracle_sg_rec(i64 {fib})")
+        x = load_in("@__oracle_sg_in", fib, vty)
+        kind = f.load("i64", f.op(f"getelementptr i8, ptr {rec}, i64 40"))
+        pk, item, nxt = f.label("m.packet"), f.label("m.item"), f.label("m.next")
+        f(f"br i1 {f.op(f'icmp ne i64 {kind}, 0')}, label %{pk}, label %{item}")
+        f.block(pk)
+        flush()
+        t = f.load(vty, total)
+        if scan:
+            store_out(fib, t)
+            store_out(fib, comb(t, x), "@__oracle_sg_out2")
+        f(f"store {vty} {comb(t, x)}, ptr {total}, align 8")
+        f(f"br label %{nxt}")
+        f.block(item)
+        key = f.op(f"call i64 @__oracle_sg_segkey(ptr {rec})")
+        same, new = f.label("seg.same"), f.label("seg.new")
+        cur = f.load("i64", open_key)
+        f(f"br i1 {f.op(f'icmp eq i64 {key}, {cur}')}, label %{same}, label %{new}")
+        f.block(new)
+        flush()
+        f(f"store {vty} {f.load(vty, total)}, ptr {base}, align 8")
+        f(f"store i64 {key}, ptr {open_key}, align 8")
+        if scan:
+            b0 = f.load(vty, base)
+            store_out(fib, comb(b0, ident))
+            store_out(fib, comb(b0, x), "@__oracle_sg_out2")
+        f(f"store {vty} {x}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(same)
+        prev = f.load(vty, seg)
+        now = comb(prev, x)
+        if scan:
+            b1 = f.load(vty, base)
+            store_out(fib, comb(b1, prev))
+            store_out(fib, comb(b1, now), "@__oracle_sg_out2")
+        f(f"store {vty} {now}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(nxt)
+
+    f.loop(n, step)
+    flush()
+    if reduce:
+        to_all(f.load(vty, total))
 
 
 def builtin_definition(name: str, sig: FnSig, em) -> str | None:

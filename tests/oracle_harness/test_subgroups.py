@@ -160,7 +160,8 @@ def test_a_member_skipping_a_collective_is_the_inputs_fault(cl_text: str) -> Non
 
 @pytest.mark.parametrize("kernel,dims", [("queries", [0, 1]), ("reductions", [0, 1]), ("shuffles", [0, 1]),
                                          ("exchange", [0]), ("group_collectives", [0]),
-                                         ("ballot", [0, 1]), ("group_broadcast_2d", [0, 1])])
+                                         ("ballot", [0, 1]), ("group_broadcast_2d", [0, 1]),
+                                         ("group_float", [0])])
 def test_vectorized_collectives_match_the_reference(cl_text: str, kernel: str, dims: list[int]) -> None:
     rep = oracle.check(cl_text, kernel=kernel, widths=[2, 4, 8], dims=dims,
                        ndranges=["global=20 local=10", "global=12,6 local=6,3"])
@@ -168,9 +169,10 @@ def test_vectorized_collectives_match_the_reference(cl_text: str, kernel: str, d
 
 
 def test_unvectorized_collectives_say_why(cl_text: str) -> None:
-    rep = oracle.check(cl_text, kernel="group_collectives", widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
-    assert rep.summary == {"not-vectorized": 1}
-    assert "along dimension 1" in rep.results[0].detail
+    for kernel in ("group_collectives", "group_float"):
+        rep = oracle.check(cl_text, kernel=kernel, widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
+        assert rep.summary == {"not-vectorized": 1}
+        assert "along dimension 1" in rep.results[0].detail
 
 
 @pytest.mark.parametrize("kernel", ["reductions", "shuffles", "group_collectives"])
@@ -180,3 +182,28 @@ def test_partial_packets_are_smaller_sub_groups(cl_text: str, kernel: str) -> No
     rep = oracle.check(cl_text, kernel=kernel, widths=[4, 8], dims=[0], choices=["VectorPredication"],
                        ndranges=["global=20 local=10"])
     assert rep.summary == {"match": len(rep.results)}, [r for r in rep.results if r.status != "match"][:3]
+
+
+def test_float_work_group_folds_go_sub_group_by_sub_group(cl_text: str) -> None:
+    # W = 4 along dim 0, local size 10: sub-groups of 4, 4, 2. Each folds
+    # from its first value in member order; the group folds the sub-groups'
+    # totals from the identity; a work-item's scan is that base op its
+    # sub-group's own scan (float32 at every step).
+    ins, outs = _reference(cl_text, "group_float", "global=20 local=10", ["buf:f32:96:zero", "buf:f32:64"], 4, 0)
+    x, r = ins[1], outs[0].reshape(-1, 4)
+    f32 = np.float32
+    for g0 in (0, 10):
+        subs = [list(range(g0, g0 + 4)), list(range(g0 + 4, g0 + 8)), [g0 + 8, g0 + 9]]
+        base, mn = f32(0.0), f32(np.inf)
+        expect = {}
+        for members in subs:
+            run, lo = None, None
+            for g in members:
+                prev = run
+                run = x[g] if run is None else f32(run + x[g])
+                lo = x[g] if lo is None else min(lo, x[g])
+                expect[g] = (f32(base + run), f32(base + (prev if prev is not None else f32(0.0))), min(mn, lo))
+            base, mn = f32(base + run), min(mn, lo)
+        for g, (incl, excl, low) in expect.items():
+            assert r[g, 0] == base
+            assert (r[g, 1], r[g, 2], r[g, 3]) == (incl, excl, low)

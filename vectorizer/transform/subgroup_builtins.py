@@ -78,9 +78,10 @@ def refusal(name: str, dim: int) -> str | None:
     if c is None:
         return sg.unsupported_reason(name)
     if c.scope == "work":
-        if c.op is not None and c.op.startswith("f"):
-            return (f"floating-point work-group collective '{name}' is not vectorized: combining packets "
-                    "reorders the operations against the reference's work-item order")
+        if c.op is not None and c.op.startswith("f") and dim != 0:
+            return (f"floating-point work-group collective '{name}' along dimension {dim} is not vectorized: "
+                    "its fold goes sub-group by sub-group in linear order, which packets along "
+                    f"dimension {dim} do not follow")
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
             return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet is not a run "
                     "of consecutive work-items in the scan's order")

@@ -121,3 +121,16 @@ __kernel void group_broadcast_2d(__global int *out, __global const int *in) {
   size_t g = gl();
   out[g] = work_group_broadcast(in[g], 5, 1) + work_group_broadcast(in[g], 2, 0);
 }
+
+float __OVL work_group_reduce_add(float x);
+float __OVL work_group_scan_inclusive_add(float x);
+float __OVL work_group_scan_exclusive_add(float x);
+float __OVL work_group_scan_inclusive_min(float x);
+__kernel void group_float(__global float *out, __global const float *in) {
+  size_t g = gl();
+  float x = in[g];
+  out[4 * g + 0] = work_group_reduce_add(x);
+  out[4 * g + 1] = work_group_scan_inclusive_add(x);
+  out[4 * g + 2] = work_group_scan_exclusive_add(x);
+  out[4 * g + 3] = work_group_scan_inclusive_min(x);
+}
