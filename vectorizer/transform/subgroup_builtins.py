@@ -19,11 +19,12 @@ of a sub-group in lane order: integer operations use LLVM's reductions and
 log-step scans (associative and commutative, so any order gives the same
 bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
-oracle needs no tolerance). Floating-point work-group reductions and scans
-would combine packets in another order than the reference's work-items: they
-are refused, as are work-group scans along a dimension other than 0 (a
-packet is then not a run of consecutive linear ids), and collectives under
-divergent control flow (the non-uniform forms). With
+oracle needs no tolerance). Work-group reductions and scans fold sub-group
+by sub-group in the reference too, so a packet's fold followed by the
+runtime's fold of packet totals is the reference's order along dimension 0;
+along other dimensions float ones are refused, as are work-group scans
+there (a packet is then not a run of consecutive linear ids), and
+collectives under divergent control flow (the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
