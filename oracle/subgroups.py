@@ -416,6 +416,12 @@ vec:
 ; Fiber index of member m.
 define internal i64 @__oracle_sg_member(i64 %scope, i64 %m) {{
 entry:
+  %cur = load ptr, ptr @__oracle_wg_cur, align 8
+  %none = icmp eq ptr %cur, null
+  br i1 %none, label %solo, label %fib
+solo:
+  ret i64 0  ; outside the fiber drivers: the one member's slot (see @__oracle_sg_self)
+fib:
   %wg = icmp ne i64 %scope, 0
   br i1 %wg, label %work, label %sub
 work:
@@ -455,10 +461,16 @@ entry:
   ret ptr %r
 }}
 
-; The running fiber's index.
+; The running fiber's index (0 outside the fiber drivers: one slot for the
+; one-member instances met there).
 define internal i64 @__oracle_sg_self() {{
 entry:
   %cur = load ptr, ptr @__oracle_wg_cur, align 8
+  %none = icmp eq ptr %cur, null
+  br i1 %none, label %zero, label %some
+zero:
+  ret i64 0
+some:
   %c = ptrtoint ptr %cur to i64
   %b = ptrtoint ptr {rec} to i64
   %o = sub i64 %c, %b
@@ -553,6 +565,19 @@ entry:
 ; call finish). False: the results are ready.
 define internal i1 @__oracle_sg_arrive(i64 %scope, ptr %site) {{
 entry:
+  ; Outside the fiber drivers (the benchmark's work-item loops): only
+  ; one-member instances can be met, sub-groups of one work-item.
+  %cur0 = load ptr, ptr @__oracle_wg_cur, align 8
+  %nofib = icmp eq ptr %cur0, null
+  br i1 %nofib, label %solo, label %fibers
+solo:
+  %n1 = call i64 @__oracle_sg_size(i64 %scope)
+  %alone = icmp eq i64 %n1, 1
+  br i1 %alone, label %is.last, label %stuck
+stuck:
+  call void @llvm.trap()
+  unreachable
+fibers:
   %me = call i64 @__oracle_sg_self()
   %rme = call ptr @__oracle_sg_rec(i64 %me)
   %key = call i64 @__oracle_sg_key(i64 %scope)
@@ -673,6 +698,10 @@ ready:
 ; runnable again, and let the host go on.
 define internal void @__oracle_sg_finish(i64 %scope) {{
 entry:
+  %cur0 = load ptr, ptr @__oracle_wg_cur, align 8
+  %nofib = icmp eq ptr %cur0, null
+  br i1 %nofib, label %out, label %fibers
+fibers:
   %me = call i64 @__oracle_sg_self()
   %rme = call ptr @__oracle_sg_rec(i64 %me)
   %key = call i64 @__oracle_sg_key(i64 %scope)
