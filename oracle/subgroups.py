@@ -1189,6 +1189,73 @@ def _work_group_fold(f: _Fn, op: str, vty: str, ident: str, scan: bool, reduce: 
         to_all(f.load(vty, total))
 
 
+# cl_khr_subgroup_ballot's bit operations: functions of a ballot value and
+# the work-item's place in its sub-group (no synchronisation).
+BALLOT_BITS = frozenset({
+    "sub_group_inverse_ballot", "sub_group_ballot_bit_extract", "sub_group_ballot_bit_count",
+    "sub_group_ballot_inclusive_scan", "sub_group_ballot_exclusive_scan", "sub_group_ballot_find_lsb",
+    "sub_group_ballot_find_msb",
+})
+
+
+def _ballot_bits(name: str, base: str, sig: FnSig, intrinsic) -> str:
+    """A ballot bit operation on the uint4 (bit k: member k). Bits of no
+    member are ignored; find_lsb/msb of a value with no member bit set
+    (undefined in OpenCL) give 0xFFFFFFFF."""
+    want = 2 if base == "sub_group_ballot_bit_extract" else 1
+    if len(sig.params) != want or sig.params[0] != "<4 x i32>" or sig.ret not in ("i32", "i1"):
+        raise Unsupported(f"{name} with signature {sig}")
+    f = _Fn()
+    v = f.op("bitcast <4 x i32> %a0 to i128", "v")
+    n = f.op("zext i64 " + f.op("call i64 @__oracle_sg_q_size()") + " to i128", "n")
+    lid = f.op("zext i64 " + f.op("call i64 @__oracle_sg_q_local_id()") + " to i128", "lid")
+    full = f.op(f"icmp uge i128 {n}, 128")
+    low = f.op(f"sub i128 {f.op(f'shl i128 1, {n}')}, 1")
+    members = f.op(f"select i1 {full}, i128 -1, i128 {low}")
+    vm = f.op(f"and i128 {v}, {members}")
+    intrinsic("llvm.ctpop.i128", "i128", ["i128"])
+
+    def bit(i: str) -> str:
+        inside = f.op(f"icmp ult i128 {i}, {n}")
+        b = f.op(f"trunc i128 {f.op(f'lshr i128 {v}, {i}')} to i1")
+        return f.op(f"and i1 {inside}, {b}")
+
+    def count(mask: str) -> str:
+        return f.op(f"call i128 @llvm.ctpop.i128(i128 {f.op(f'and i128 {vm}, {mask}')})")
+
+    if base == "sub_group_inverse_ballot":
+        r1 = bit(lid)
+    elif base == "sub_group_ballot_bit_extract":
+        r1 = bit(f.op("zext i32 %a1 to i128"))
+    else:
+        r1 = None
+    if r1 is not None:
+        r = r1 if sig.ret == "i1" else f.op(f"zext i1 {r1} to {sig.ret}")
+    else:
+        if base == "sub_group_ballot_bit_count":
+            r128 = count("-1")
+        elif base in ("sub_group_ballot_inclusive_scan", "sub_group_ballot_exclusive_scan"):
+            upto = lid if base.endswith("exclusive_scan") else f.op(f"add i128 {lid}, 1")
+            big = f.op(f"icmp uge i128 {upto}, 128")
+            sh = f.op(f"shl i128 1, {upto}")
+            below = f.op(f"sub i128 {sh}, 1")
+            m = f.op(f"select i1 {big}, i128 -1, i128 {below}")
+            r128 = count(m)
+        else:
+            none = f.op(f"icmp eq i128 {vm}, 0")
+            if base == "sub_group_ballot_find_lsb":
+                intrinsic("llvm.cttz.i128", "i128", ["i128", "i1"])
+                pos = f.op(f"call i128 @llvm.cttz.i128(i128 {vm}, i1 false)")
+            else:
+                intrinsic("llvm.ctlz.i128", "i128", ["i128", "i1"])
+                pos = f.op(f"sub i128 127, {f.op(f'call i128 @llvm.ctlz.i128(i128 {vm}, i1 false)')}")
+            r128 = f.op(f"select i1 {none}, i128 4294967295, i128 {pos}")
+        r = f.op(f"trunc i128 {r128} to {sig.ret}")
+    f(f"ret {sig.ret} {r}")
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(sig.params))
+    return f.text(f"define {sig.ret} @{quote(name)}({params})")
+
+
 def builtin_definition(name: str, sig: FnSig, em) -> str | None:
     """The runtime's definition of a sub-group query or collective, None for
     other names. `em` is the runtime's emitter (oracle/runtime.py): the
@@ -1205,6 +1272,8 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
         em.defs.append(_geometry_text())
     if is_query:
         return _query(name, base, sig)
+    if base in BALLOT_BITS:
+        return _ballot_bits(name, base, sig, em.intrinsic)
     if not getattr(em, "_sg_fibers", False):
         em._sg_fibers = True
         em.defs.append(_fiber_text())

@@ -169,6 +169,9 @@ def test_vectorized_collectives_match_the_reference(cl_text: str, kernel: str, d
 
 
 def test_unvectorized_collectives_say_why(cl_text: str) -> None:
+    rep = oracle.check(cl_text, kernel="ballot_bits", widths=[4], dims=[0], ndranges=["global=20 local=10"])
+    assert rep.summary == {"not-vectorized": 1}
+    assert "ballot bit operation" in rep.results[0].detail
     for kernel in ("group_collectives", "group_float"):
         rep = oracle.check(cl_text, kernel=kernel, widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
         assert rep.summary == {"not-vectorized": 1}
@@ -207,3 +210,15 @@ def test_float_work_group_folds_go_sub_group_by_sub_group(cl_text: str) -> None:
         for g, (incl, excl, low) in expect.items():
             assert r[g, 0] == base
             assert (r[g, 1], r[g, 2], r[g, 3]) == (incl, excl, low)
+
+
+def test_ballot_bit_operations(cl_text: str) -> None:
+    ins, outs = _reference(cl_text, "ballot_bits", "global=20 local=10", ["buf:i32:140:zero", "buf:i32:64"], 4, 0)
+    x, r = _i32(ins[1]), _i32(outs[0]).reshape(-1, 7)
+    for members in _groups_1d(20, 10, 4):
+        bits = [int(x[m]) & 1 for m in members]
+        set_ = [j for j, b in enumerate(bits) if b]
+        for k, g in enumerate(members):
+            none = -1  # 0xFFFFFFFF read as int32
+            assert list(r[g]) == [sum(bits), sum(bits[: k + 1]), sum(bits[:k]),
+                                  set_[0] if set_ else none, set_[-1] if set_ else none, bits[k], bits[1] if len(bits) > 1 else 0]

@@ -134,3 +134,22 @@ __kernel void group_float(__global float *out, __global const float *in) {
   out[4 * g + 2] = work_group_scan_exclusive_add(x);
   out[4 * g + 3] = work_group_scan_inclusive_min(x);
 }
+
+uint __OVL sub_group_ballot_bit_count(uint4 v);
+uint __OVL sub_group_ballot_inclusive_scan(uint4 v);
+uint __OVL sub_group_ballot_exclusive_scan(uint4 v);
+uint __OVL sub_group_ballot_find_lsb(uint4 v);
+uint __OVL sub_group_ballot_find_msb(uint4 v);
+int __OVL sub_group_inverse_ballot(uint4 v);
+int __OVL sub_group_ballot_bit_extract(uint4 v, uint index);
+__kernel void ballot_bits(__global uint *out, __global const int *in) {
+  size_t g = gl();
+  uint4 b = sub_group_ballot(in[g] & 1);
+  out[7 * g + 0] = sub_group_ballot_bit_count(b);
+  out[7 * g + 1] = sub_group_ballot_inclusive_scan(b);
+  out[7 * g + 2] = sub_group_ballot_exclusive_scan(b);
+  out[7 * g + 3] = sub_group_ballot_find_lsb(b);
+  out[7 * g + 4] = sub_group_ballot_find_msb(b);
+  out[7 * g + 5] = sub_group_inverse_ballot(b);
+  out[7 * g + 6] = sub_group_ballot_bit_extract(b, 1u);
+}
