@@ -98,7 +98,11 @@ def text_uses_sub_groups(ir: str) -> bool:
 
 def needs_fibers(declared: Iterable[str]) -> bool:
     """Does a module declaring these functions need the fiber drivers (collectives)?"""
-    return any(names.parse_collective(n) is not None for n in declared)
+    for n in declared:
+        c = names.parse_collective(n)
+        if c is not None and c.kind != names.BALLOT_BIT:
+            return True
+    return False
 
 
 def _state(slot: int | str) -> str:

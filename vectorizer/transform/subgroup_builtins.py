@@ -120,17 +120,9 @@ class SubGroupPacketizer(Packetizer):
                 b.position_after(vec if isinstance(vec, I.Instruction) else ext)
                 ext.replace_all_uses_with(b.extractelement(vec, 0))
             ext.erase_from_parent()
-        for inst in list(self.function.instructions()):
-            if id(inst) in self._elements:
-                if inst.uses:
-                    raise PacketizationError(
-                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
-                        "not by elements")
-                inst.erase_from_parent()
-                self._done.discard(id(inst))
         # Lane 0 of a collective's result was the call itself.
         for inst in list(self.function.instructions()):
-            if id(inst) not in self._done:
+            if id(inst) not in self._done or id(inst) in self._elements:
                 continue
             if id(inst) not in self._packets:
                 inst.erase_from_parent()  # void, or its result unused
@@ -141,6 +133,15 @@ class SubGroupPacketizer(Packetizer):
                 b.position_after(vec if isinstance(vec, I.Instruction) else inst)
                 inst.replace_all_uses_with(b.extractelement(vec, 0))
             inst.erase_from_parent()
+        # Vector-valued collectives (ballots, shuffles of vectors): their
+        # users took elements, or read them through a ballot bit operation.
+        for inst in list(self.function.instructions()):
+            if id(inst) in self._elements:
+                if inst.uses:
+                    raise PacketizationError(
+                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
+                        "not by elements")
+                inst.erase_from_parent()
 
     def _check_collectives(self) -> None:
         for inst in self.function.instructions():
@@ -388,6 +389,8 @@ class SubGroupPacketizer(Packetizer):
             return self._work_group(call, c, b)
         assert c.value is not None
         vty = self._args(call)[c.value].type
+        if c.kind == sg.BALLOT_BIT:
+            return self._ballot_bits(call, c, b)
         if c.kind == sg.BALLOT:
             # A uint4 the same in every lane: a packet per element, for the
             # users that take elements (`.x`); bit k is lane k's condition.
@@ -501,6 +504,66 @@ class SubGroupPacketizer(Packetizer):
                 srcs.append((vec, idx, b.icmp("ult", idx, n)))
             return self._lane_select(srcs, el, b)
         raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
+
+    def _ballot_bits(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
+        """A ballot bit operation. Its uint4 is the same in every lane (a
+        ballot of this packet, or a uniform value); only its low 64 bits can
+        name members (W <= 64)."""
+        v = self._args(call)[0]
+        if isinstance(v, I.CallInst) and self._view(v) == sg.Collective("sub", sg.BALLOT, None, 0):
+            if id(v) not in self._done:
+                self.packet(v)
+            elems = self._elements[id(v)]
+            w0, w1 = b.extractelement(elems[0], 0), b.extractelement(elems[1], 0)
+        elif self.uniform.is_uniform(v):
+            w0, w1 = b.extractelement(v, 0), b.extractelement(v, 1)
+        else:
+            raise PacketizationError(f"ballot bit operation '{self._callee(call).name}' on a varying uint4 "
+                                     "that is not a ballot is not supported")
+        i64 = T.i64
+        v64 = b.binop("or", b.zext(w0, i64), b.binop("shl", b.zext(w1, i64), V.const_int(i64, 32)))
+        n = b.zext(self._bound(b), i64)
+        all_in = b.icmp("uge", n, V.const_int(i64, 64))
+        low = b.binop("sub", b.binop("shl", V.const_int(i64, 1), b.select(all_in, V.const_int(i64, 0), n)),
+                      V.const_int(i64, 1))
+        vm = b.binop("and", v64, b.select(all_in, V.const_int(i64, -1), low))
+        w = self.width
+        vty64 = T.VectorType(i64, w)
+        ret = call.type
+        op = c.op
+
+        def intrinsic(name: str, ty: T.Type, extra: tuple[T.Type, ...] = ()) -> V.Function:
+            return self.module.get_or_insert_function(f"llvm.{name}.{_suffix(ty)}", T.FunctionType(ty, (ty, *extra)))
+
+        def to_ret(x: V.Value) -> V.Value:
+            return b.cast("trunc", x, ret if not isinstance(x.type, T.VectorType) else T.VectorType(ret, w))
+
+        steps = V.ConstantVector(vty64, [V.const_int(i64, k) for k in range(w)])
+        if op == "ballot_bit_count":
+            return self._splat(to_ret(b.call(intrinsic("ctpop", i64), [vm])), b)
+        if op in ("ballot_inclusive_scan", "ballot_exclusive_scan"):
+            upto = [k + 1 if op == "ballot_inclusive_scan" else k for k in range(w)]
+            masks = V.ConstantVector(vty64, [V.const_int(i64, -1 if u >= 64 else (1 << u) - 1) for u in upto])
+            counted = b.call(intrinsic("ctpop", vty64), [b.binop("and", self._splat(vm, b), masks)])
+            return to_ret(counted)
+        if op in ("ballot_find_lsb", "ballot_find_msb"):
+            if op == "ballot_find_lsb":
+                pos = b.call(intrinsic("cttz", i64, (T.i1,)), [vm, V.const_int(T.i1, 0)])
+            else:
+                lz = b.call(intrinsic("ctlz", i64, (T.i1,)), [vm, V.const_int(T.i1, 0)])
+                pos = b.binop("sub", V.const_int(i64, 63), lz)
+            none = b.icmp("eq", vm, V.const_int(i64, 0))
+            return self._splat(to_ret(b.select(none, V.const_int(i64, 0xFFFFFFFF), pos)), b)
+        # The lane's own bit, or the bit an index names: members' bits only.
+        if op == "inverse_ballot":
+            idx: V.Value = steps
+        else:
+            idx = b.zext(self.packet(self._args(call)[c.extra[0]]), vty64)
+        nv = self._splat(n, b)
+        ok = b.icmp("ult", idx, nv)
+        shifted = b.binop("lshr", self._splat(v64, b), b.select(ok, idx, V.ConstantAggregateZero(vty64)))
+        bit = b.select(ok, b.binop("and", shifted, V.const_int(vty64, 1)), V.ConstantAggregateZero(vty64))
+        return to_ret(bit)
 
     def _work_group(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
         """Combine the packet, take the group-wide step through the scalar builtin."""
