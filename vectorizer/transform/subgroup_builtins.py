@@ -182,7 +182,7 @@ class SubGroupPacketizer(Packetizer):
             view = (c, inst.called_function, list(inst.args))
         elif self.predicated and isinstance(inst, I.CallInst):
             inner = _wrapped_collective(inst)
-            if inner is not None and self._is_entry_mask(inst.args[-1]):
+            if inner is not None and self._within_entry_mask(inst.args[-1]):
                 view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
         self._views[key] = view  # type: ignore[assignment]
         return view[0] if view is not None else None
@@ -192,6 +192,48 @@ class SubGroupPacketizer(Packetizer):
 
     def _callee(self, call: I.CallInst) -> V.Function:
         return self._views[id(call)][1]  # type: ignore[index]
+
+    def _within_entry_mask(self, m: V.Value) -> bool:
+        """Is block mask `m` the entry mask and-ed with uniform conditions only
+        (`entry & U`, U the same in every lane)? Control-flow conversion
+        builds such masks for blocks under uniform branches with
+        VectorPredication; the branches stay branches, so the block runs
+        only when U holds, with exactly the packet's lanes within the local
+        size: its collectives see the whole (partial) sub-group."""
+        return self._clean(m, set()) and self._bounded(m, set())
+
+    def _clean(self, m: V.Value, seen: set[int]) -> bool:
+        # Leaves: the entry mask or uniform values; inner nodes: and, or, select, phi.
+        if id(m) in seen or self.uniform.is_uniform(m) or self._is_entry_mask(m):
+            return True
+        seen.add(id(m))
+        if isinstance(m, I.BinaryOperator) and m.opcode in ("and", "or"):
+            return self._clean(m.lhs, seen) and self._clean(m.rhs, seen)
+        if isinstance(m, I.SelectInst):
+            return all(self._clean(v, seen) for v in (m.condition, m.true_value, m.false_value))
+        if isinstance(m, I.PhiNode):
+            return all(self._clean(v, seen) for v, _ in m.incoming)
+        return False
+
+    def _bounded(self, m: V.Value, seen: set[int]) -> bool:
+        # True only in lanes where the entry mask is (m implies it).
+        if id(m) in seen or self._is_entry_mask(m):
+            return True
+        if isinstance(m, V.ConstantInt):
+            return m.value == 0
+        seen.add(id(m))
+        if isinstance(m, I.BinaryOperator) and m.opcode == "and":
+            return self._bounded(m.lhs, seen) or self._bounded(m.rhs, seen)
+        if isinstance(m, I.BinaryOperator) and m.opcode == "or":
+            return self._bounded(m.lhs, seen) and self._bounded(m.rhs, seen)
+        if isinstance(m, I.SelectInst):
+            if self._bounded(m.true_value, seen) and self._bounded(m.false_value, seen):
+                return True
+            f = m.false_value
+            return self._bounded(m.condition, seen) and isinstance(f, V.ConstantInt) and f.value == 0
+        if isinstance(m, I.PhiNode):
+            return all(self._bounded(v, seen) for v, _ in m.incoming)
+        return False
 
     def _is_entry_mask(self, m: V.Value) -> bool:
         """`local_id(dim) < local_size(dim)`: VectorPredication's entry mask."""

@@ -153,3 +153,21 @@ __kernel void ballot_bits(__global uint *out, __global const int *in) {
   out[7 * g + 5] = sub_group_inverse_ballot(b);
   out[7 * g + 6] = sub_group_ballot_bit_extract(b, 1u);
 }
+
+/* Collectives under branches and loops on sub-group-uniform values (a vote,
+ * a reduction): the packet takes them as one. */
+int __OVL sub_group_reduce_max(int x);
+__kernel void uniform_flow(__global int *out, __global const int *in) {
+  size_t g = gl();
+  int x = in[g] % 1000;
+  int r = 0;
+  if (sub_group_any(x > 990)) {
+    r = sub_group_reduce_max(x);
+  } else {
+    r = sub_group_broadcast(x, 0) + 7;
+  }
+  int m = sub_group_reduce_max(x);
+  for (int i = 0; i < (m & 7); i++)
+    r += sub_group_broadcast(x + i, 1);
+  out[g] = r;
+}
