@@ -90,13 +90,19 @@ def uses_sub_groups(declared: Iterable[str]) -> bool:
 
 
 def text_uses_sub_groups(ir: str) -> bool:
-    """Cheap test on module text: does it call a sub-group builtin or query?"""
-    return "sub_group" in ir
+    """Cheap test on module text: does its reference depend on the sub-group
+    geometry (a sub-group builtin or query, or a work-group reduction or
+    scan, which folds sub-group by sub-group)?"""
+    return "sub_group" in ir or re.search(r"work_group_(reduce|scan)", ir) is not None
 
 
 def needs_fibers(declared: Iterable[str]) -> bool:
     """Does a module declaring these functions need the fiber drivers (collectives)?"""
-    return any(names.parse_collective(n) is not None for n in declared)
+    for n in declared:
+        c = names.parse_collective(n)
+        if c is not None and c.kind != names.BALLOT_BIT:
+            return True
+    return False
 
 
 def _state(slot: int | str) -> str:
@@ -414,6 +420,12 @@ vec:
 ; Fiber index of member m.
 define internal i64 @__oracle_sg_member(i64 %scope, i64 %m) {{
 entry:
+  %cur = load ptr, ptr @__oracle_wg_cur, align 8
+  %none = icmp eq ptr %cur, null
+  br i1 %none, label %solo, label %fib
+solo:
+  ret i64 0  ; outside the fiber drivers: the one member's slot (see @__oracle_sg_self)
+fib:
   %wg = icmp ne i64 %scope, 0
   br i1 %wg, label %work, label %sub
 work:
@@ -453,10 +465,16 @@ entry:
   ret ptr %r
 }}
 
-; The running fiber's index.
+; The running fiber's index (0 outside the fiber drivers: one slot for the
+; one-member instances met there).
 define internal i64 @__oracle_sg_self() {{
 entry:
   %cur = load ptr, ptr @__oracle_wg_cur, align 8
+  %none = icmp eq ptr %cur, null
+  br i1 %none, label %zero, label %some
+zero:
+  ret i64 0
+some:
   %c = ptrtoint ptr %cur to i64
   %b = ptrtoint ptr {rec} to i64
   %o = sub i64 %c, %b
@@ -551,6 +569,19 @@ entry:
 ; call finish). False: the results are ready.
 define internal i1 @__oracle_sg_arrive(i64 %scope, ptr %site) {{
 entry:
+  ; Outside the fiber drivers (the benchmark's work-item loops): only
+  ; one-member instances can be met, sub-groups of one work-item.
+  %cur0 = load ptr, ptr @__oracle_wg_cur, align 8
+  %nofib = icmp eq ptr %cur0, null
+  br i1 %nofib, label %solo, label %fibers
+solo:
+  %n1 = call i64 @__oracle_sg_size(i64 %scope)
+  %alone = icmp eq i64 %n1, 1
+  br i1 %alone, label %is.last, label %stuck
+stuck:
+  call void @llvm.trap()
+  unreachable
+fibers:
   %me = call i64 @__oracle_sg_self()
   %rme = call ptr @__oracle_sg_rec(i64 %me)
   %key = call i64 @__oracle_sg_key(i64 %scope)
@@ -671,6 +702,10 @@ ready:
 ; runnable again, and let the host go on.
 define internal void @__oracle_sg_finish(i64 %scope) {{
 entry:
+  %cur0 = load ptr, ptr @__oracle_wg_cur, align 8
+  %nofib = icmp eq ptr %cur0, null
+  br i1 %nofib, label %out, label %fibers
+fibers:
   %me = call i64 @__oracle_sg_self()
   %rme = call ptr @__oracle_sg_rec(i64 %me)
   %key = call i64 @__oracle_sg_key(i64 %scope)
@@ -703,6 +738,79 @@ back:
   br label %out
 out:
   ret void
+}}
+
+; The sub-group of the work-item of record `rec` (a number unique in its group).
+define internal i64 @__oracle_sg_segkey(ptr %rec) {{
+entry:
+  %p0 = getelementptr i8, ptr %rec, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  %p1 = getelementptr i8, ptr %rec, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %rec, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  %d = call i64 @__oracle_sg_dim()
+  %o0 = call i64 @__oracle_sg_o0()
+  %o1 = call i64 @__oracle_sg_o1()
+  %ld = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %d)
+  %lo0 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o0)
+  %lo1 = call i64 @__oracle_sg_pick(i64 %l0, i64 %l1, i64 %l2, i64 %o1)
+  %Lo0 = call i64 @__oracle_sg_lsize(i64 %o0)
+  %per = call i64 @__oracle_sg_per_row()
+  %w = call i64 @__oracle_sg_width()
+  %row1 = mul i64 %lo1, %Lo0
+  %row = add i64 %row1, %lo0
+  %r = mul i64 %row, %per
+  %k = udiv i64 %ld, %w
+  %key = add i64 %r, %k
+  ret i64 %key
+}}
+
+; Does the fiber of record `rec` hold the work-item with local ids (t0, t1, t2)?
+; A work-item: its own ids; a packet: W work-items from its ids along dim.
+define internal i1 @__oracle_sg_covers(ptr %rec, i64 %t0, i64 %t1, i64 %t2) {{
+entry:
+  %p0 = getelementptr i8, ptr %rec, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  %p1 = getelementptr i8, ptr %rec, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  %p2 = getelementptr i8, ptr %rec, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  %pk = getelementptr i8, ptr %rec, i64 40
+  %kind = load i64, ptr %pk, align 8
+  %packet = icmp ne i64 %kind, 0
+  %w = call i64 @__oracle_sg_width()
+  %span = select i1 %packet, i64 %w, i64 1
+  %d = call i64 @__oracle_sg_dim()
+  %s0 = select i1 %packet, i64 %d, i64 3
+  %x0 = sub i64 %t0, %l0
+  %x1 = sub i64 %t1, %l1
+  %x2 = sub i64 %t2, %l2
+  %isd0 = icmp eq i64 %s0, 0
+  %isd1 = icmp eq i64 %s0, 1
+  %isd2 = icmp eq i64 %s0, 2
+  %in0 = icmp ult i64 %x0, %span
+  %eq0 = icmp eq i64 %x0, 0
+  %c0 = select i1 %isd0, i1 %in0, i1 %eq0
+  %in1 = icmp ult i64 %x1, %span
+  %eq1 = icmp eq i64 %x1, 0
+  %c1 = select i1 %isd1, i1 %in1, i1 %eq1
+  %in2 = icmp ult i64 %x2, %span
+  %eq2 = icmp eq i64 %x2, 0
+  %c2 = select i1 %isd2, i1 %in2, i1 %eq2
+  %c01 = and i1 %c0, %c1
+  %c012 = and i1 %c01, %c2
+  ; Ids outside the group name no one (a partial packet's idle lanes included).
+  %L0 = call i64 @__oracle_sg_lsize(i64 0)
+  %L1 = call i64 @__oracle_sg_lsize(i64 1)
+  %L2 = call i64 @__oracle_sg_lsize(i64 2)
+  %r0 = icmp ult i64 %t0, %L0
+  %r1 = icmp ult i64 %t1, %L1
+  %r2 = icmp ult i64 %t2, %L2
+  %r01 = and i1 %r0, %r1
+  %r = and i1 %r01, %r2
+  %c = and i1 %c012, %r
+  ret i1 %c
 }}
 
 define internal ptr @__oracle_sg_slot(ptr %arr, i64 %f) {{
@@ -853,11 +961,22 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
             raise Unsupported(f"{name} with signature {sig}")
         bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
+        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
+        ident = _const(names.identity(c.op, bits, is_float), vty)
+        if scope == 1:
+            _work_group_fold(f, c.op, vty, ident, scan, c.kind == names.REDUCE, n, member, load_in, store_out,
+                             to_all, intrinsic)
+            f(f"call void @__oracle_sg_finish(i64 {scope})")
+            f("br label %read")
+            f.block("read")
+            out = "@__oracle_sg_out2" if c.kind == names.SCAN_INCLUSIVE else "@__oracle_sg_out"
+            p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
+            f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
+            return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
         acc = f.slot("acc", vty)
         f0 = member("0")
         x0 = load_in("@__oracle_sg_in", f0, vty)
         f(f"store {vty} {x0}, ptr {acc}, align 8")
-        scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
         if scan:
             # Both scans' results, whichever builtin the last member called:
             # a packet's inclusive scan calls the exclusive one.
@@ -911,25 +1030,36 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
             idx = aux(f0, 0)
             ok = f.op(f"icmp ult i64 {idx}, {n}")
         else:
-            # Work-group: the local ids name a work-item; the scalar run's fiber
-            # index is its linear id (the vectorizer refuses work-group broadcasts).
+            # Work-group: the local ids name a work-item; its value comes from
+            # the member that holds it (a work-item, or the packet whose lanes
+            # cover it: a packet passes its value from that lane).
             ids = [aux(f0, k) if k < len(c.extra) else "0" for k in range(3)]
-            ls = [f.op(f"call i64 @__oracle_sg_lsize(i64 {k})") for k in range(3)]
-            oks = [f.op(f"icmp ult i64 {ids[k]}, {ls[k]}") for k in range(3)]
-            ok = f.op(f"and i1 {f.op(f'and i1 {oks[0]}, {oks[1]}')}, {oks[2]}")
-            t2 = f.op(f"mul i64 {ids[2]}, {ls[1]}")
-            t1 = f.op(f"add i64 {t2}, {ids[1]}")
-            t0 = f.op(f"mul i64 {t1}, {ls[0]}")
-            idx = f.op(f"add i64 {t0}, {ids[0]}")
-        res = f.slot("res", rty)
-        f(f"store {rty} zeroinitializer, ptr {res}, align 8")
-        f(f"br i1 {ok}, label %inrange, label %outrange")
-        f.block("inrange")
-        src = member(idx)
-        f(f"store {rty} {load_in('@__oracle_sg_in', src, vty)}, ptr {res}, align 8")
-        f("br label %outrange")
-        f.block("outrange")
-        to_all(f.load(rty, res))
+            res = f.slot("res", rty)
+            f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+
+            def pick(m: str) -> None:
+                fib = member(m)
+                rec = f.op(f"call ptr @__oracle_sg_rec(i64 {fib})")
+                cov = f.op(f"call i1 @__oracle_sg_covers(ptr {rec}, i64 {ids[0]}, i64 {ids[1]}, i64 {ids[2]})")
+                yes, no = f.label("bc.yes"), f.label("bc.no")
+                f(f"br i1 {cov}, label %{yes}, label %{no}")
+                f.block(yes)
+                f(f"store {rty} {load_in('@__oracle_sg_in', fib, vty)}, ptr {res}, align 8")
+                f(f"br label %{no}")
+                f.block(no)
+
+            f.loop(n, pick)
+            to_all(f.load(rty, res))
+        if scope == 0:
+            res = f.slot("res", rty)
+            f(f"store {rty} zeroinitializer, ptr {res}, align 8")
+            f(f"br i1 {ok}, label %inrange, label %outrange")
+            f.block("inrange")
+            src = member(idx)
+            f(f"store {rty} {load_in('@__oracle_sg_in', src, vty)}, ptr {res}, align 8")
+            f("br label %outrange")
+            f.block("outrange")
+            to_all(f.load(rty, res))
     elif c.kind in (names.SHUFFLE, names.SHUFFLE_XOR, names.SHUFFLE_UP, names.SHUFFLE_DOWN):
         if rty != vty:
             raise Unsupported(f"{name} with signature {sig}")
@@ -986,6 +1116,150 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
     return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
 
 
+def _work_group_fold(f: _Fn, op: str, vty: str, ident: str, scan: bool, reduce: bool, n: str, member,
+                     load_in, store_out, to_all, intrinsic) -> None:
+    """A work-group reduction or scan, folded as the vectorized kernel folds
+    it: each sub-group in member order from its first value, then the
+    sub-groups' totals in order from the identity. A member is a work-item
+    (consecutive work-items of one sub-group form a segment) or a packet
+    (its value is already its sub-group's total, and it gets the fold of the
+    totals before it: its lanes add their own scan). Integer operations give
+    the same bits in any order; floating-point ones need this one order.
+    Results: exclusive scans in the out slots, inclusive ones in out2."""
+    total = f.slot("total", vty)  # fold of the finished segments, from the identity
+    seg = f.slot("seg", vty)  # the open segment's fold
+    base = f.slot("base", vty)  # `total` when the open segment began
+    open_key = f.slot("segkey")  # the open segment's sub-group (-1: none)
+    f(f"store {vty} {ident}, ptr {total}, align 8")
+    f(f"store i64 -1, ptr {open_key}, align 8")
+
+    def comb(a: str, b: str) -> str:
+        return _combine(op, a, b, vty, f, intrinsic)
+
+    def flush() -> None:
+        k = f.load("i64", open_key)
+        live, done = f.label("seg.flush"), f.label("seg.flushed")
+        f(f"br i1 {f.op(f'icmp ne i64 {k}, -1')}, label %{live}, label %{done}")
+        f.block(live)
+        f(f"store {vty} {comb(f.load(vty, total), f.load(vty, seg))}, ptr {total}, align 8")
+        f(f"store i64 -1, ptr {open_key}, align 8")
+        f(f"br label %{done}")
+        f.block(done)
+
+    def step(m: str) -> None:
+        fib = member(m)
+        rec = f.op(f"call ptr @__oracle_sg_rec(i64 {fib})")
+        x = load_in("@__oracle_sg_in", fib, vty)
+        kind = f.load("i64", f.op(f"getelementptr i8, ptr {rec}, i64 40"))
+        pk, item, nxt = f.label("m.packet"), f.label("m.item"), f.label("m.next")
+        f(f"br i1 {f.op(f'icmp ne i64 {kind}, 0')}, label %{pk}, label %{item}")
+        f.block(pk)
+        flush()
+        t = f.load(vty, total)
+        if scan:
+            store_out(fib, t)
+            store_out(fib, comb(t, x), "@__oracle_sg_out2")
+        f(f"store {vty} {comb(t, x)}, ptr {total}, align 8")
+        f(f"br label %{nxt}")
+        f.block(item)
+        key = f.op(f"call i64 @__oracle_sg_segkey(ptr {rec})")
+        same, new = f.label("seg.same"), f.label("seg.new")
+        cur = f.load("i64", open_key)
+        f(f"br i1 {f.op(f'icmp eq i64 {key}, {cur}')}, label %{same}, label %{new}")
+        f.block(new)
+        flush()
+        f(f"store {vty} {f.load(vty, total)}, ptr {base}, align 8")
+        f(f"store i64 {key}, ptr {open_key}, align 8")
+        if scan:
+            b0 = f.load(vty, base)
+            store_out(fib, comb(b0, ident))
+            store_out(fib, comb(b0, x), "@__oracle_sg_out2")
+        f(f"store {vty} {x}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(same)
+        prev = f.load(vty, seg)
+        now = comb(prev, x)
+        if scan:
+            b1 = f.load(vty, base)
+            store_out(fib, comb(b1, prev))
+            store_out(fib, comb(b1, now), "@__oracle_sg_out2")
+        f(f"store {vty} {now}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(nxt)
+
+    f.loop(n, step)
+    flush()
+    if reduce:
+        to_all(f.load(vty, total))
+
+
+# cl_khr_subgroup_ballot's bit operations: functions of a ballot value and
+# the work-item's place in its sub-group (no synchronisation).
+BALLOT_BITS = frozenset({
+    "sub_group_inverse_ballot", "sub_group_ballot_bit_extract", "sub_group_ballot_bit_count",
+    "sub_group_ballot_inclusive_scan", "sub_group_ballot_exclusive_scan", "sub_group_ballot_find_lsb",
+    "sub_group_ballot_find_msb",
+})
+
+
+def _ballot_bits(name: str, base: str, sig: FnSig, intrinsic) -> str:
+    """A ballot bit operation on the uint4 (bit k: member k). Bits of no
+    member are ignored; find_lsb/msb of a value with no member bit set
+    (undefined in OpenCL) give 0xFFFFFFFF."""
+    want = 2 if base == "sub_group_ballot_bit_extract" else 1
+    if len(sig.params) != want or sig.params[0] != "<4 x i32>" or sig.ret not in ("i32", "i1"):
+        raise Unsupported(f"{name} with signature {sig}")
+    f = _Fn()
+    v = f.op("bitcast <4 x i32> %a0 to i128", "v")
+    n = f.op("zext i64 " + f.op("call i64 @__oracle_sg_q_size()") + " to i128", "n")
+    lid = f.op("zext i64 " + f.op("call i64 @__oracle_sg_q_local_id()") + " to i128", "lid")
+    full = f.op(f"icmp uge i128 {n}, 128")
+    low = f.op(f"sub i128 {f.op(f'shl i128 1, {n}')}, 1")
+    members = f.op(f"select i1 {full}, i128 -1, i128 {low}")
+    vm = f.op(f"and i128 {v}, {members}")
+    intrinsic("llvm.ctpop.i128", "i128", ["i128"])
+
+    def bit(i: str) -> str:
+        inside = f.op(f"icmp ult i128 {i}, {n}")
+        b = f.op(f"trunc i128 {f.op(f'lshr i128 {v}, {i}')} to i1")
+        return f.op(f"and i1 {inside}, {b}")
+
+    def count(mask: str) -> str:
+        return f.op(f"call i128 @llvm.ctpop.i128(i128 {f.op(f'and i128 {vm}, {mask}')})")
+
+    if base == "sub_group_inverse_ballot":
+        r1 = bit(lid)
+    elif base == "sub_group_ballot_bit_extract":
+        r1 = bit(f.op("zext i32 %a1 to i128"))
+    else:
+        r1 = None
+    if r1 is not None:
+        r = r1 if sig.ret == "i1" else f.op(f"zext i1 {r1} to {sig.ret}")
+    else:
+        if base == "sub_group_ballot_bit_count":
+            r128 = count("-1")
+        elif base in ("sub_group_ballot_inclusive_scan", "sub_group_ballot_exclusive_scan"):
+            upto = lid if base.endswith("exclusive_scan") else f.op(f"add i128 {lid}, 1")
+            big = f.op(f"icmp uge i128 {upto}, 128")
+            sh = f.op(f"shl i128 1, {upto}")
+            below = f.op(f"sub i128 {sh}, 1")
+            m = f.op(f"select i1 {big}, i128 -1, i128 {below}")
+            r128 = count(m)
+        else:
+            none = f.op(f"icmp eq i128 {vm}, 0")
+            if base == "sub_group_ballot_find_lsb":
+                intrinsic("llvm.cttz.i128", "i128", ["i128", "i1"])
+                pos = f.op(f"call i128 @llvm.cttz.i128(i128 {vm}, i1 false)")
+            else:
+                intrinsic("llvm.ctlz.i128", "i128", ["i128", "i1"])
+                pos = f.op(f"sub i128 127, {f.op(f'call i128 @llvm.ctlz.i128(i128 {vm}, i1 false)')}")
+            r128 = f.op(f"select i1 {none}, i128 4294967295, i128 {pos}")
+        r = f.op(f"trunc i128 {r128} to {sig.ret}")
+    f(f"ret {sig.ret} {r}")
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(sig.params))
+    return f.text(f"define {sig.ret} @{quote(name)}({params})")
+
+
 def builtin_definition(name: str, sig: FnSig, em) -> str | None:
     """The runtime's definition of a sub-group query or collective, None for
     other names. `em` is the runtime's emitter (oracle/runtime.py): the
@@ -1002,6 +1276,8 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
         em.defs.append(_geometry_text())
     if is_query:
         return _query(name, base, sig)
+    if base in BALLOT_BITS:
+        return _ballot_bits(name, base, sig, em.intrinsic)
     if not getattr(em, "_sg_fibers", False):
         em._sg_fibers = True
         em.defs.append(_fiber_text())

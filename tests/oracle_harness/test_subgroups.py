@@ -159,7 +159,10 @@ def test_a_member_skipping_a_collective_is_the_inputs_fault(cl_text: str) -> Non
 
 
 @pytest.mark.parametrize("kernel,dims", [("queries", [0, 1]), ("reductions", [0, 1]), ("shuffles", [0, 1]),
-                                         ("exchange", [0]), ("group_collectives", [0])])
+                                         ("exchange", [0]), ("group_collectives", [0]),
+                                         ("ballot", [0, 1]), ("group_broadcast_2d", [0, 1]),
+                                         ("group_float", [0]), ("ballot_bits", [0, 1]),
+                                         ("uniform_flow", [0, 1])])
 def test_vectorized_collectives_match_the_reference(cl_text: str, kernel: str, dims: list[int]) -> None:
     rep = oracle.check(cl_text, kernel=kernel, widths=[2, 4, 8], dims=dims,
                        ndranges=["global=20 local=10", "global=12,6 local=6,3"])
@@ -167,9 +170,53 @@ def test_vectorized_collectives_match_the_reference(cl_text: str, kernel: str, d
 
 
 def test_unvectorized_collectives_say_why(cl_text: str) -> None:
-    rep = oracle.check(cl_text, kernel="ballot", widths=[4], dims=[0], ndranges=["global=20 local=10"])
-    assert rep.summary == {"not-vectorized": 1}
-    assert "ballot" in rep.results[0].detail
-    rep = oracle.check(cl_text, kernel="group_collectives", widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
-    assert rep.summary == {"not-vectorized": 1}
-    assert "along dimension 1" in rep.results[0].detail
+    for kernel in ("group_collectives", "group_float"):
+        rep = oracle.check(cl_text, kernel=kernel, widths=[4], dims=[1], ndranges=["global=12,6 local=6,3"])
+        assert rep.summary == {"not-vectorized": 1}
+        assert "along dimension 1" in rep.results[0].detail
+
+
+@pytest.mark.parametrize("kernel", ["reductions", "shuffles", "group_collectives", "uniform_flow"])
+def test_partial_packets_are_smaller_sub_groups(cl_text: str, kernel: str) -> None:
+    # VectorPredication: local size 10 at W = 4 and 8 ends each row with a
+    # partial packet, which is the row's last (smaller) sub-group.
+    rep = oracle.check(cl_text, kernel=kernel, widths=[4, 8], dims=[0], choices=["VectorPredication"],
+                       ndranges=["global=20 local=10"])
+    assert rep.summary == {"match": len(rep.results)}, [r for r in rep.results if r.status != "match"][:3]
+
+
+def test_float_work_group_folds_go_sub_group_by_sub_group(cl_text: str) -> None:
+    # W = 4 along dim 0, local size 10: sub-groups of 4, 4, 2. Each folds
+    # from its first value in member order; the group folds the sub-groups'
+    # totals from the identity; a work-item's scan is that base op its
+    # sub-group's own scan (float32 at every step).
+    ins, outs = _reference(cl_text, "group_float", "global=20 local=10", ["buf:f32:96:zero", "buf:f32:64"], 4, 0)
+    x, r = ins[1], outs[0].reshape(-1, 4)
+    f32 = np.float32
+    for g0 in (0, 10):
+        subs = [list(range(g0, g0 + 4)), list(range(g0 + 4, g0 + 8)), [g0 + 8, g0 + 9]]
+        base, mn = f32(0.0), f32(np.inf)
+        expect = {}
+        for members in subs:
+            run, lo = None, None
+            for g in members:
+                prev = run
+                run = x[g] if run is None else f32(run + x[g])
+                lo = x[g] if lo is None else min(lo, x[g])
+                expect[g] = (f32(base + run), f32(base + (prev if prev is not None else f32(0.0))), min(mn, lo))
+            base, mn = f32(base + run), min(mn, lo)
+        for g, (incl, excl, low) in expect.items():
+            assert r[g, 0] == base
+            assert (r[g, 1], r[g, 2], r[g, 3]) == (incl, excl, low)
+
+
+def test_ballot_bit_operations(cl_text: str) -> None:
+    ins, outs = _reference(cl_text, "ballot_bits", "global=20 local=10", ["buf:i32:140:zero", "buf:i32:64"], 4, 0)
+    x, r = _i32(ins[1]), _i32(outs[0]).reshape(-1, 7)
+    for members in _groups_1d(20, 10, 4):
+        bits = [int(x[m]) & 1 for m in members]
+        set_ = [j for j, b in enumerate(bits) if b]
+        for k, g in enumerate(members):
+            none = -1  # 0xFFFFFFFF read as int32
+            assert list(r[g]) == [sum(bits), sum(bits[: k + 1]), sum(bits[:k]),
+                                  set_[0] if set_ else none, set_[-1] if set_ else none, bits[k], bits[1] if len(bits) > 1 else 0]

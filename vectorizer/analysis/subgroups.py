@@ -26,6 +26,13 @@ BROADCAST = "broadcast"
 REDUCE, SCAN_INCLUSIVE, SCAN_EXCLUSIVE = "reduce", "scan_inclusive", "scan_exclusive"
 SHUFFLE, SHUFFLE_XOR, SHUFFLE_UP, SHUFFLE_DOWN = "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down"
 BALLOT = "ballot"
+# cl_khr_subgroup_ballot's bit operations on a ballot value (no synchronisation):
+# op is one of BALLOT_BIT_OPS.
+BALLOT_BIT = "ballot_bit"
+BALLOT_BIT_OPS = (
+    "inverse_ballot", "ballot_bit_extract", "ballot_bit_count", "ballot_inclusive_scan",
+    "ballot_exclusive_scan", "ballot_find_lsb", "ballot_find_msb",
+)
 
 # Normalised operations: add mul and or xor smin smax umin umax fadd fmul fmin fmax
 # logical_and logical_or logical_xor.
@@ -144,6 +151,8 @@ def parse_collective(name: str | None) -> Collective | None:
         return Collective(scope, rest, None, 0, (1,))
     if scope == "sub" and rest == BALLOT and codes == ["i"]:
         return Collective(scope, BALLOT, None, 0)
+    if scope == "sub" and rest in BALLOT_BIT_OPS and codes[:1] == ["j"]:
+        return Collective(scope, BALLOT_BIT, rest, 0, (1,) if rest == "ballot_bit_extract" else ())
     return None
 
 

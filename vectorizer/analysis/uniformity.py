@@ -100,11 +100,39 @@ def _differs_per_lane(inst: V.Value) -> bool:
         kind = classify(name).kind
         if kind in (BuiltinKind.NO_EFFECT, BuiltinKind.BARRIER, BuiltinKind.WORK_ITEM):
             return False
+        if is_packet_uniform_collective(inst):
+            return False
         return not is_pure_callee(name)
     return False
 
 
 LANE_REDUCTIONS = ("__vecz_b_divergence_any", "__vecz_b_divergence_all")
+
+
+def is_packet_uniform_collective(value: V.Value) -> bool:
+    """A collective whose result is one value for the whole sub-group (a
+    reduction, all/any, a broadcast, a ballot and its counts), or work-group:
+    uniform in a packet whatever its operands (transform/subgroup_builtins.py
+    computes it from them)."""
+    from .subgroups import ALL, ANY, BALLOT, BALLOT_BIT, BROADCAST, REDUCE, parse_collective
+
+    if not isinstance(value, I.CallInst):
+        return False
+    fn = value.called_function
+    c = parse_collective(fn.name if fn is not None else None)
+    if c is None and fn is not None and not fn.is_declaration:
+        # Control-flow conversion's masked wrapper around one (with
+        # VectorPredication every block is masked): as uniform as the call
+        # (the packetizer refuses it unless the mask is the entry mask's).
+        masked = classify_masked_call(value)
+        if masked is not None and masked.kind == "wrapper":
+            inner = [i for i in fn.instructions() if isinstance(i, I.CallInst)]
+            return len(inner) == 1 and is_packet_uniform_collective(inner[0])
+    if c is None:
+        return False
+    if c.kind == BALLOT_BIT:
+        return c.op in ("ballot_bit_count", "ballot_find_lsb", "ballot_find_msb")
+    return c.kind in (REDUCE, ALL, ANY, BROADCAST, BALLOT)
 
 
 def is_lane_reduction(value: V.Value) -> bool:
@@ -223,8 +251,8 @@ class UniformValueAnalysis:
                             for alloca in allocas_reached(op):
                                 if self._add(alloca):
                                     work.append(alloca)
-                if is_lane_reduction(user):
-                    continue  # "any/all active lanes" is one answer for the packet
+                if is_lane_reduction(user) or is_packet_uniform_collective(user):
+                    continue  # "any/all active lanes", a sub-group reduction: one answer for the packet
                 if _only_masks(user, value):
                     continue
                 if self._add(user):

@@ -33,7 +33,11 @@ def refusals_before_preparation(function: V.Function) -> list[str]:
     for inst in function.instructions():
         if isinstance(inst, I.CallInst):
             fn = inst.called_function
-            kind = classify(fn.name if fn else None).kind
+            summary = classify(fn.name if fn else None)
+            kind = summary.kind
+            if summary.query is not None and summary.query.has_dim and not inst.args:
+                # (`__mux_get_local_id()` in the peer corpus): no dimension to select on.
+                reasons.append(f"work-item query '{fn.name}' is declared without its dimension operand")
             if kind in (BuiltinKind.SUB_GROUP, BuiltinKind.WORK_GROUP) and parse_collective(fn.name) is None:
                 # Understood collectives become vector code (transform/subgroup_builtins.py).
                 reasons.append(unsupported_reason(fn.name))

@@ -5,7 +5,8 @@ consecutive work-items along the vectorized dimension. So:
 
 - a sub-group reduction is a reduction of the packet, broadcast to every
   lane; a scan is a scan across the lanes; a broadcast extracts a lane;
-  shuffles move lanes; `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
+  shuffles move lanes; a ballot packs the lanes' conditions into the bits
+  of the uint4's elements (its users take elements); `sub_group_all/any` reduce a packet of `i1`; `sub_group_barrier` is
   nothing (the packet's lanes run together);
 - a work-group collective combines the packet first (its reduction, or its
   total for a scan) and calls the scalar builtin once with it: the runtime's
@@ -18,12 +19,12 @@ of a sub-group in lane order: integer operations use LLVM's reductions and
 log-step scans (associative and commutative, so any order gives the same
 bits); floating-point ones are folded lane by lane in lane order, the order
 the reference uses (OpenCL allows any order; we pick the reference's, so the
-oracle needs no tolerance). Floating-point work-group reductions and scans
-would combine packets in another order than the reference's work-items: they
-are refused, as are ballots (a uint4 per lane has no packet yet),
-work-group broadcasts, work-group scans along a dimension other than 0 (a
-packet is then not a run of consecutive linear ids), and collectives under
-divergent control flow (the non-uniform forms). With
+oracle needs no tolerance). Work-group reductions and scans fold sub-group
+by sub-group in the reference too, so a packet's fold followed by the
+runtime's fold of packet totals is the reference's order along dimension 0;
+along other dimensions float ones are refused, as are work-group scans
+there (a packet is then not a run of consecutive linear ids), and
+collectives under divergent control flow (the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
@@ -77,14 +78,11 @@ def refusal(name: str, dim: int) -> str | None:
     c = sg.parse_collective(name)
     if c is None:
         return sg.unsupported_reason(name)
-    if c.kind == sg.BALLOT:
-        return f"sub-group ballot '{name}' returns a vector (uint4), which the packetizer cannot widen yet"
     if c.scope == "work":
-        if c.kind == sg.BROADCAST:
-            return f"work-group broadcast '{name}' is not supported (the packet cannot name the work-item)"
-        if c.op is not None and c.op.startswith("f"):
-            return (f"floating-point work-group collective '{name}' is not vectorized: combining packets "
-                    "reorders the operations against the reference's work-item order")
+        if c.op is not None and c.op.startswith("f") and dim != 0:
+            return (f"floating-point work-group collective '{name}' along dimension {dim} is not vectorized: "
+                    "its fold goes sub-group by sub-group in linear order, which packets along "
+                    f"dimension {dim} do not follow")
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
             return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet is not a run "
                     "of consecutive work-items in the scan's order")
@@ -122,17 +120,9 @@ class SubGroupPacketizer(Packetizer):
                 b.position_after(vec if isinstance(vec, I.Instruction) else ext)
                 ext.replace_all_uses_with(b.extractelement(vec, 0))
             ext.erase_from_parent()
-        for inst in list(self.function.instructions()):
-            if id(inst) in self._elements:
-                if inst.uses:
-                    raise PacketizationError(
-                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
-                        "not by elements")
-                inst.erase_from_parent()
-                self._done.discard(id(inst))
         # Lane 0 of a collective's result was the call itself.
         for inst in list(self.function.instructions()):
-            if id(inst) not in self._done:
+            if id(inst) not in self._done or id(inst) in self._elements:
                 continue
             if id(inst) not in self._packets:
                 inst.erase_from_parent()  # void, or its result unused
@@ -143,6 +133,15 @@ class SubGroupPacketizer(Packetizer):
                 b.position_after(vec if isinstance(vec, I.Instruction) else inst)
                 inst.replace_all_uses_with(b.extractelement(vec, 0))
             inst.erase_from_parent()
+        # Vector-valued collectives (ballots, shuffles of vectors): their
+        # users took elements, or read them through a ballot bit operation.
+        for inst in list(self.function.instructions()):
+            if id(inst) in self._elements:
+                if inst.uses:
+                    raise PacketizationError(
+                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
+                        "not by elements")
+                inst.erase_from_parent()
 
     def _check_collectives(self) -> None:
         for inst in self.function.instructions():
@@ -183,7 +182,7 @@ class SubGroupPacketizer(Packetizer):
             view = (c, inst.called_function, list(inst.args))
         elif self.predicated and isinstance(inst, I.CallInst):
             inner = _wrapped_collective(inst)
-            if inner is not None and self._is_entry_mask(inst.args[-1]):
+            if inner is not None and self._within_entry_mask(inst.args[-1]):
                 view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
         self._views[key] = view  # type: ignore[assignment]
         return view[0] if view is not None else None
@@ -193,6 +192,48 @@ class SubGroupPacketizer(Packetizer):
 
     def _callee(self, call: I.CallInst) -> V.Function:
         return self._views[id(call)][1]  # type: ignore[index]
+
+    def _within_entry_mask(self, m: V.Value) -> bool:
+        """Is block mask `m` the entry mask and-ed with uniform conditions only
+        (`entry & U`, U the same in every lane)? Control-flow conversion
+        builds such masks for blocks under uniform branches with
+        VectorPredication; the branches stay branches, so the block runs
+        only when U holds, with exactly the packet's lanes within the local
+        size: its collectives see the whole (partial) sub-group."""
+        return self._clean(m, set()) and self._bounded(m, set())
+
+    def _clean(self, m: V.Value, seen: set[int]) -> bool:
+        # Leaves: the entry mask or uniform values; inner nodes: and, or, select, phi.
+        if id(m) in seen or self.uniform.is_uniform(m) or self._is_entry_mask(m):
+            return True
+        seen.add(id(m))
+        if isinstance(m, I.BinaryOperator) and m.opcode in ("and", "or"):
+            return self._clean(m.lhs, seen) and self._clean(m.rhs, seen)
+        if isinstance(m, I.SelectInst):
+            return all(self._clean(v, seen) for v in (m.condition, m.true_value, m.false_value))
+        if isinstance(m, I.PhiNode):
+            return all(self._clean(v, seen) for v, _ in m.incoming)
+        return False
+
+    def _bounded(self, m: V.Value, seen: set[int]) -> bool:
+        # True only in lanes where the entry mask is (m implies it).
+        if id(m) in seen or self._is_entry_mask(m):
+            return True
+        if isinstance(m, V.ConstantInt):
+            return m.value == 0
+        seen.add(id(m))
+        if isinstance(m, I.BinaryOperator) and m.opcode == "and":
+            return self._bounded(m.lhs, seen) or self._bounded(m.rhs, seen)
+        if isinstance(m, I.BinaryOperator) and m.opcode == "or":
+            return self._bounded(m.lhs, seen) and self._bounded(m.rhs, seen)
+        if isinstance(m, I.SelectInst):
+            if self._bounded(m.true_value, seen) and self._bounded(m.false_value, seen):
+                return True
+            f = m.false_value
+            return self._bounded(m.condition, seen) and isinstance(f, V.ConstantInt) and f.value == 0
+        if isinstance(m, I.PhiNode):
+            return all(self._bounded(v, seen) for v, _ in m.incoming)
+        return False
 
     def _is_entry_mask(self, m: V.Value) -> bool:
         """`local_id(dim) < local_size(dim)`: VectorPredication's entry mask."""
@@ -390,6 +431,29 @@ class SubGroupPacketizer(Packetizer):
             return self._work_group(call, c, b)
         assert c.value is not None
         vty = self._args(call)[c.value].type
+        if c.kind == sg.BALLOT_BIT:
+            return self._ballot_bits(call, c, b)
+        if c.kind == sg.BALLOT:
+            # A uint4 the same in every lane: a packet per element, for the
+            # users that take elements (`.x`); bit k is lane k's condition.
+            x = self.packet(self._args(call)[c.value])
+            bits = self._mask_inactive("or", b.icmp("ne", x, V.ConstantAggregateZero(x.type)), b)
+            packed: V.Value = b.bitcast(bits, T.IntType(self.width))
+            words = []
+            for j in range(4):
+                if 32 * j >= self.width:
+                    words.append(V.const_int(T.VectorType(T.i32, self.width), 0))
+                    continue
+                word = packed
+                if j:
+                    word = b.binop("lshr", word, V.const_int(word.type, 32 * j))
+                if self.width > 32:
+                    word = b.cast("trunc", word, T.i32)
+                elif self.width < 32:
+                    word = b.zext(word, T.i32)
+                words.append(self._splat(word, b))
+            self._elements[id(call)] = words
+            return V.PoisonValue(T.VectorType(T.i32, self.width))  # never used: users take elements
         if isinstance(vty, T.VectorType):
             # Shuffles and broadcasts of vectors act on each element: one
             # packet per element; the call's users must take elements.
@@ -428,7 +492,8 @@ class SubGroupPacketizer(Packetizer):
             b = Builder()
             b.position_before(call)
             return b.extractelement(vec, j)
-        raise PacketizationError(f"cannot find element {j} of a vector operand of a collective")
+        raise PacketizationError("a collective on a vector value whose elements are not separate scalars here "
+                                 "(a masked access with VectorPredication) is not supported")
 
     def _sub_group(self, call: I.CallInst, c: sg.Collective, x: V.Value, second: V.Value | None,
                    b: Builder) -> V.Value:
@@ -482,12 +547,85 @@ class SubGroupPacketizer(Packetizer):
             return self._lane_select(srcs, el, b)
         raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
 
+    def _ballot_bits(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
+        """A ballot bit operation. Its uint4 is the same in every lane (a
+        ballot of this packet, or a uniform value); only its low 64 bits can
+        name members (W <= 64)."""
+        v = self._args(call)[0]
+        if isinstance(v, I.CallInst) and self._view(v) == sg.Collective("sub", sg.BALLOT, None, 0):
+            if id(v) not in self._done:
+                self.packet(v)
+            elems = self._elements[id(v)]
+            w0, w1 = b.extractelement(elems[0], 0), b.extractelement(elems[1], 0)
+        elif self.uniform.is_uniform(v):
+            w0, w1 = b.extractelement(v, 0), b.extractelement(v, 1)
+        else:
+            raise PacketizationError(f"ballot bit operation '{self._callee(call).name}' on a varying uint4 "
+                                     "that is not a ballot is not supported")
+        i64 = T.i64
+        v64 = b.binop("or", b.zext(w0, i64), b.binop("shl", b.zext(w1, i64), V.const_int(i64, 32)))
+        n = b.zext(self._bound(b), i64)
+        all_in = b.icmp("uge", n, V.const_int(i64, 64))
+        low = b.binop("sub", b.binop("shl", V.const_int(i64, 1), b.select(all_in, V.const_int(i64, 0), n)),
+                      V.const_int(i64, 1))
+        vm = b.binop("and", v64, b.select(all_in, V.const_int(i64, -1), low))
+        w = self.width
+        vty64 = T.VectorType(i64, w)
+        ret = call.type
+        op = c.op
+
+        def intrinsic(name: str, ty: T.Type, extra: tuple[T.Type, ...] = ()) -> V.Function:
+            return self.module.get_or_insert_function(f"llvm.{name}.{_suffix(ty)}", T.FunctionType(ty, (ty, *extra)))
+
+        def to_ret(x: V.Value) -> V.Value:
+            return b.cast("trunc", x, ret if not isinstance(x.type, T.VectorType) else T.VectorType(ret, w))
+
+        steps = V.ConstantVector(vty64, [V.const_int(i64, k) for k in range(w)])
+        if op == "ballot_bit_count":
+            return self._splat(to_ret(b.call(intrinsic("ctpop", i64), [vm])), b)
+        if op in ("ballot_inclusive_scan", "ballot_exclusive_scan"):
+            upto = [k + 1 if op == "ballot_inclusive_scan" else k for k in range(w)]
+            masks = V.ConstantVector(vty64, [V.const_int(i64, -1 if u >= 64 else (1 << u) - 1) for u in upto])
+            counted = b.call(intrinsic("ctpop", vty64), [b.binop("and", self._splat(vm, b), masks)])
+            return to_ret(counted)
+        if op in ("ballot_find_lsb", "ballot_find_msb"):
+            if op == "ballot_find_lsb":
+                pos = b.call(intrinsic("cttz", i64, (T.i1,)), [vm, V.const_int(T.i1, 0)])
+            else:
+                lz = b.call(intrinsic("ctlz", i64, (T.i1,)), [vm, V.const_int(T.i1, 0)])
+                pos = b.binop("sub", V.const_int(i64, 63), lz)
+            none = b.icmp("eq", vm, V.const_int(i64, 0))
+            return self._splat(to_ret(b.select(none, V.const_int(i64, 0xFFFFFFFF), pos)), b)
+        # The lane's own bit, or the bit an index names: members' bits only.
+        if op == "inverse_ballot":
+            idx: V.Value = steps
+        else:
+            idx = b.zext(self.packet(self._args(call)[c.extra[0]]), vty64)
+        nv = self._splat(n, b)
+        ok = b.icmp("ult", idx, nv)
+        shifted = b.binop("lshr", self._splat(v64, b), b.select(ok, idx, V.ConstantAggregateZero(vty64)))
+        bit = b.select(ok, b.binop("and", shifted, V.const_int(vty64, 1)), V.ConstantAggregateZero(vty64))
+        return to_ret(bit)
+
     def _work_group(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
         """Combine the packet, take the group-wide step through the scalar builtin."""
         fn = self._callee(call)
         assert c.value is not None
         x = self.packet(self._args(call)[c.value])
         args = list(self._args(call))
+        if c.kind == sg.BROADCAST:
+            # The packet passes the value of the lane the local ids name (when
+            # it is one of its own; the runtime takes the value from the
+            # member holding that work-item).
+            dim = self.uniform.dim
+            target = self._as_i32(args[c.extra[dim]], b) if dim < len(c.extra) else V.const_int(T.i32, 0)
+            lid_fn = self.module.get_or_insert_function(
+                "__mux_get_local_id", T.FunctionType(T.i64, (T.i32,)))
+            base = self._as_i32(b.call(lid_fn, [V.const_int(T.i32, dim)]), b)
+            lane = b.binop("sub", target, base)
+            ok = b.icmp("ult", lane, V.const_int(T.i32, self.width))
+            args[c.value] = b.extractelement(x, b.select(ok, lane, V.const_int(T.i32, 0)))
+            return self._splat(b.call(fn, args), b)
         if c.kind in (sg.ALL, sg.ANY):
             vty = x.type
             j = "and" if c.kind == sg.ALL else "or"

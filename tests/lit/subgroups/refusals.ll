@@ -1,12 +1,13 @@
 ; What is not vectorized is refused with a remark: a collective in divergent
 ; control flow (the non-uniform forms), a floating-point work-group
-; collective, and a non-uniform builtin.
+; collective along dimension 1 (its fold order runs along dimension 0), and
+; a non-uniform builtin.
 ; RUN: %not %veczc -k divergent -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=DIV
-; RUN: %not %veczc -k wgfloat -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=WGF
+; RUN: %not %veczc -k wgfloat -w 4 -d 1 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=WGF
 ; RUN: %not %veczc -k nonuniform -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=NU
 
 ; DIV: under divergent control flow is not supported
-; WGF: floating-point work-group collective '__mux_work_group_reduce_fadd_f32' is not vectorized
+; WGF: floating-point work-group collective '__mux_work_group_reduce_fadd_f32' along dimension 1 is not vectorized
 ; NU: non-uniform or clustered sub-group builtin '_Z32sub_group_non_uniform_reduce_addi' is not supported
 
 declare i64 @__mux_get_global_id(i32)

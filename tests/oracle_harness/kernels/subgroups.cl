@@ -114,3 +114,60 @@ __kernel void skipped(__global int *out, __global const int *in) {
     x = sub_group_reduce_add(x);
   out[g] = x;
 }
+
+/* A work-group broadcast from a 2-D local id. */
+int __OVL work_group_broadcast(int x, size_t lx, size_t ly);
+__kernel void group_broadcast_2d(__global int *out, __global const int *in) {
+  size_t g = gl();
+  out[g] = work_group_broadcast(in[g], 5, 1) + work_group_broadcast(in[g], 2, 0);
+}
+
+float __OVL work_group_reduce_add(float x);
+float __OVL work_group_scan_inclusive_add(float x);
+float __OVL work_group_scan_exclusive_add(float x);
+float __OVL work_group_scan_inclusive_min(float x);
+__kernel void group_float(__global float *out, __global const float *in) {
+  size_t g = gl();
+  float x = in[g];
+  out[4 * g + 0] = work_group_reduce_add(x);
+  out[4 * g + 1] = work_group_scan_inclusive_add(x);
+  out[4 * g + 2] = work_group_scan_exclusive_add(x);
+  out[4 * g + 3] = work_group_scan_inclusive_min(x);
+}
+
+uint __OVL sub_group_ballot_bit_count(uint4 v);
+uint __OVL sub_group_ballot_inclusive_scan(uint4 v);
+uint __OVL sub_group_ballot_exclusive_scan(uint4 v);
+uint __OVL sub_group_ballot_find_lsb(uint4 v);
+uint __OVL sub_group_ballot_find_msb(uint4 v);
+int __OVL sub_group_inverse_ballot(uint4 v);
+int __OVL sub_group_ballot_bit_extract(uint4 v, uint index);
+__kernel void ballot_bits(__global uint *out, __global const int *in) {
+  size_t g = gl();
+  uint4 b = sub_group_ballot(in[g] & 1);
+  out[7 * g + 0] = sub_group_ballot_bit_count(b);
+  out[7 * g + 1] = sub_group_ballot_inclusive_scan(b);
+  out[7 * g + 2] = sub_group_ballot_exclusive_scan(b);
+  out[7 * g + 3] = sub_group_ballot_find_lsb(b);
+  out[7 * g + 4] = sub_group_ballot_find_msb(b);
+  out[7 * g + 5] = sub_group_inverse_ballot(b);
+  out[7 * g + 6] = sub_group_ballot_bit_extract(b, 1u);
+}
+
+/* Collectives under branches and loops on sub-group-uniform values (a vote,
+ * a reduction): the packet takes them as one. */
+int __OVL sub_group_reduce_max(int x);
+__kernel void uniform_flow(__global int *out, __global const int *in) {
+  size_t g = gl();
+  int x = in[g] % 1000;
+  int r = 0;
+  if (sub_group_any(x > 990)) {
+    r = sub_group_reduce_max(x);
+  } else {
+    r = sub_group_broadcast(x, 0) + 7;
+  }
+  int m = sub_group_reduce_max(x);
+  for (int i = 0; i < (m & 7); i++)
+    r += sub_group_broadcast(x + i, 1);
+  out[g] = r;
+}
