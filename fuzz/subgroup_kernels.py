@@ -139,6 +139,11 @@ class _Gen:
         return self.call("i32", "__mux_work_group_broadcast_i32",
                          [("i32", "0"), ("i32", x), ("i64", "1"), ("i64", "0"), ("i64", "0")])
 
+    def work_group_float(self) -> str:
+        kind = self.r.choice(["reduce", "scan_inclusive", "scan_exclusive"])
+        op = self.r.choice(["fadd", "fmin", "fmax"])
+        return self.call("float", f"__mux_work_group_{kind}_{op}_f32", [("i32", "0"), ("float", self.r.choice(self.floats))])
+
     # ------------------------------------------------------------ statements
 
     def arith(self) -> str:
@@ -154,8 +159,12 @@ class _Gen:
             self.floats.append(self.float_collective())
             self.outs.append((self.floats[-1], "float"))
             return
-        elif roll < 0.72 and depth == 0:
+        elif roll < 0.67 and depth == 0:
             self.ints.append(self.work_group())
+        elif roll < 0.72 and depth == 0:
+            self.floats.append(self.work_group_float())
+            self.outs.append((self.floats[-1], "float"))
+            return
         elif roll < 0.86 and depth < 2:
             self.uniform_loop(depth)
             return
