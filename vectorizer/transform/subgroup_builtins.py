@@ -661,9 +661,15 @@ class SubGroupPacketizer(Packetizer):
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
         # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
         incl = self._scan(c.op, x, True, b)
-        # The packet's total: its fold (a partial packet's idle lanes are
-        # left out of float folds, and hold the identity for integers).
-        total = self._reduce(c.op, x, b)
+        # The packet's total: the scan's last lane for integers (a partial
+        # packet's idle lanes hold the identity), the lane-order fold for
+        # floats (which leaves idle lanes out; the scan's last lane does not).
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        if isinstance(vty.element, T.IntType):
+            total = b.extractelement(incl, self.width - 1)
+        else:
+            total = self._reduce(c.op, x, b)
         excl_fn = self._exclusive_variant(fn, c)
         args[c.value] = total
         base = b.call(excl_fn, args)
