@@ -176,7 +176,7 @@ def test_unvectorized_collectives_say_why(cl_text: str) -> None:
         assert "along dimension 1" in rep.results[0].detail
 
 
-@pytest.mark.parametrize("kernel", ["reductions", "shuffles", "group_collectives", "uniform_flow"])
+@pytest.mark.parametrize("kernel", ["reductions", "shuffles", "group_collectives", "uniform_flow", "group_float"])
 def test_partial_packets_are_smaller_sub_groups(cl_text: str, kernel: str) -> None:
     # VectorPredication: local size 10 at W = 4 and 8 ends each row with a
     # partial packet, which is the row's last (smaller) sub-group.

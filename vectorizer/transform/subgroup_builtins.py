@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis import subgroups as sg
+from ..analysis.uniformity import is_packet_uniform_collective
 from ..builtins import classify
 from ..builtins.masked import classify_masked_call
 from ..ir import instructions as I
@@ -138,9 +139,20 @@ class SubGroupPacketizer(Packetizer):
         for inst in list(self.function.instructions()):
             if id(inst) in self._elements:
                 if inst.uses:
-                    raise PacketizationError(
-                        f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
-                        "not by elements")
+                    if not is_packet_uniform_collective(inst):
+                        raise PacketizationError(
+                            f"a vector-valued collective '{inst.called_function.name}' is used whole, "  # type: ignore[attr-defined]
+                            "not by elements")
+                    # A ballot used as a whole by uniform code: the same in
+                    # every lane, so lane 0 of each element's packet.
+                    elems = self._elements[id(inst)]
+                    b = Builder()
+                    last = next((e for e in reversed(elems) if isinstance(e, I.Instruction)), None)
+                    b.position_after(last if last is not None else inst)
+                    whole: V.Value = V.PoisonValue(inst.type)
+                    for j, e in enumerate(elems):
+                        whole = b.insertelement(whole, b.extractelement(e, 0), j)
+                    inst.replace_all_uses_with(whole)
                 inst.erase_from_parent()
 
     def _check_collectives(self) -> None:
@@ -263,19 +275,25 @@ class SubGroupPacketizer(Packetizer):
         if c is None:
             super()._leaf(inst)
             return
-        if isinstance(inst.type, T.VoidType):
-            self._collective(inst, c)  # type: ignore[arg-type]
+        if isinstance(inst.type, (T.VoidType, T.VectorType)):
+            # Void, or vector-valued (a packet per element, in `_elements`).
+            if id(inst) not in self._done:
+                self._collective(inst, c)  # type: ignore[arg-type]
         elif id(inst) not in self._packets:
             self.packet(inst)
 
     def _make_packet(self, value: V.Value) -> V.Value:
         c = self._view(value)
+        if c is not None and isinstance(value.type, T.VectorType):
+            # Packets hold scalars: a vector-valued collective has one per element.
+            raise PacketizationError(f"a vector-valued collective '{self._callee(value).name}' is used "  # type: ignore[arg-type]
+                                     "whole by a varying value, not by elements")
         if c is not None and id(value) not in self._done:
             return self._collective(value, c)  # type: ignore[arg-type]
         if isinstance(value, I.ExtractElementInst) and self._view(value.vector) is not None:
             call = value.vector
             if id(call) not in self._done:
-                self.packet(call)
+                self._collective(call, self._view(call))  # type: ignore[arg-type]
             elems = self._elements.get(id(call))
             if elems is not None and isinstance(value.index, V.ConstantInt):
                 self._taken.append(value)
@@ -284,7 +302,7 @@ class SubGroupPacketizer(Packetizer):
 
     def _make_lane(self, value: V.Value, lane: int) -> V.Value:
         if self._view(value) is not None and id(value) not in self._done:
-            self.packet(value)  # lanes come from the packet, never from re-running the call
+            self.packet(value)  # lanes come from the packet, never from re-running the call (raises if vector-valued)
         return super()._make_lane(value, lane)
 
     def _root_step(self, inst: I.CallInst) -> int:
@@ -554,7 +572,7 @@ class SubGroupPacketizer(Packetizer):
         v = self._args(call)[0]
         if isinstance(v, I.CallInst) and self._view(v) == sg.Collective("sub", sg.BALLOT, None, 0):
             if id(v) not in self._done:
-                self.packet(v)
+                self._collective(v, sg.Collective("sub", sg.BALLOT, None, 0))
             elems = self._elements[id(v)]
             w0, w1 = b.extractelement(elems[0], 0), b.extractelement(elems[1], 0)
         elif self.uniform.is_uniform(v):
@@ -643,7 +661,15 @@ class SubGroupPacketizer(Packetizer):
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
         # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
         incl = self._scan(c.op, x, True, b)
-        total = b.extractelement(incl, self.width - 1)
+        # The packet's total: the scan's last lane for integers (a partial
+        # packet's idle lanes hold the identity), the lane-order fold for
+        # floats (which leaves idle lanes out; the scan's last lane does not).
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        if isinstance(vty.element, T.IntType):
+            total = b.extractelement(incl, self.width - 1)
+        else:
+            total = self._reduce(c.op, x, b)
         excl_fn = self._exclusive_variant(fn, c)
         args[c.value] = total
         base = b.call(excl_fn, args)

@@ -1,0 +1,253 @@
+"""Random kernels with sub-group builtins and work-group collectives, as
+LLVM IR text, for differential checks of docs/subgroups.md's model.
+
+A standalone generator (the main generator's profiles are in
+fuzz/generator.py; this one is to be registered as a profile there once the
+work-group profile is in): `subgroup_kernel(seed, dims)` gives the text of
+one kernel `sg` that reads `in[g]` (i32 and f32 views of one buffer) and
+writes `out[K * g + k]` for each of its K values, g being the work-item's
+global linear id.
+
+Undefined behaviour is excluded by construction:
+- every collective is in sub-group-uniform control flow: at the top level,
+  in a loop whose trip count is a sub-group reduction's result, or under an
+  `if` on a sub-group vote; work-group collectives only at the top level
+  (work-group-uniform);
+- lane indices are taken modulo the sub-group size (shuffles) or are 0
+  (broadcasts), deltas are small constants (shuffle up/down beyond the
+  sub-group give 0 in the model, defined on both sides);
+- integer arithmetic wraps (no signed overflow flags, no division);
+- float values only flow through collectives that keep bits or fold in the
+  model's order (reductions, scans, shuffles, broadcasts), never into
+  integer indices.
+"""
+
+from __future__ import annotations
+
+import random
+
+_INT_OPS = ["add", "smin", "smax", "umin", "umax", "mul", "and", "or", "xor"]
+_OPENCL_INT = {"add": "i", "min": "i", "max": "i"}
+
+
+class _Gen:
+    def __init__(self, seed: int, dims: int) -> None:
+        self.r = random.Random(seed)
+        self.dims = dims
+        self.lines: list[str] = []
+        self.decls: dict[str, str] = {}
+        self.n = 0
+        self.ints: list[str] = []
+        self.floats: list[str] = []
+        self.outs: list[tuple[str, str]] = []  # (value, type)
+
+    def v(self) -> str:
+        self.n += 1
+        return f"%v{self.n}"
+
+    def declare(self, name: str, ret: str, params: list[str]) -> str:
+        self.decls[name] = f"declare {ret} @{name}({', '.join(params)})"
+        return name
+
+    def call(self, ret: str, name: str, args: list[tuple[str, str]]) -> str:
+        self.declare(name, ret, [t for t, _ in args])
+        out = self.v()
+        self.lines.append(f"  {out} = call {ret} @{name}({', '.join(f'{t} {a}' for t, a in args)})")
+        return out
+
+    def op(self, text: str) -> str:
+        out = self.v()
+        self.lines.append(f"  {out} = {text}")
+        return out
+
+    def pick_int(self) -> str:
+        return self.r.choice(self.ints)
+
+    # ------------------------------------------------------------ collectives
+
+    def sub_group_size(self) -> str:
+        return self.call("i32", "__mux_get_sub_group_size", [])
+
+    def int_collective(self) -> str:
+        r = self.r
+        x = self.pick_int()
+        kind = r.choice(["reduce", "scan_inclusive", "scan_exclusive", "shuffle", "shuffle_xor", "shuffle_up",
+                         "shuffle_down", "broadcast", "vote", "ballot", "opencl", "local_id"])
+        if kind in ("reduce", "scan_inclusive", "scan_exclusive"):
+            op = r.choice(_INT_OPS)
+            return self.call("i32", f"__mux_sub_group_{kind}_{op}_i32", [("i32", x)])
+        if kind == "opencl":
+            what = r.choice(["reduce", "scan_inclusive", "scan_exclusive"])
+            op = r.choice(["add", "min", "max"])
+            code = r.choice(["i", "j"])
+            base = f"sub_group_{what}_{op}"
+            return self.call("i32", f"_Z{len(base)}{base}{code}", [("i32", x)])
+        if kind == "shuffle":
+            size = self.sub_group_size()
+            idx = self.op(f"urem i32 {self.pick_int()}, {size}")
+            return self.call("i32", "__mux_sub_group_shuffle_i32", [("i32", x), ("i32", idx)])
+        if kind == "shuffle_xor":
+            return self.call("i32", "_Z21sub_group_shuffle_xorij", [("i32", x), ("i32", str(r.choice([1, 2, 3])))])
+        if kind == "shuffle_up":
+            if r.random() < 0.5:
+                return self.call("i32", "_Z20sub_group_shuffle_upij", [("i32", x), ("i32", str(r.randint(0, 3)))])
+            return self.call("i32", "__mux_sub_group_shuffle_up_i32",
+                             [("i32", self.pick_int()), ("i32", x), ("i32", str(r.randint(0, 3)))])
+        if kind == "shuffle_down":
+            if r.random() < 0.5:
+                return self.call("i32", "_Z22sub_group_shuffle_downij", [("i32", x), ("i32", str(r.randint(0, 3)))])
+            return self.call("i32", "__mux_sub_group_shuffle_down_i32",
+                             [("i32", x), ("i32", self.pick_int()), ("i32", str(r.randint(0, 3)))])
+        if kind == "broadcast":
+            return self.call("i32", "_Z19sub_group_broadcastij", [("i32", x), ("i32", "0")])
+        if kind == "vote":
+            c = self.op(f"icmp sgt i32 {x}, {r.randint(-1000, 1000)}")
+            b = self.call("i1", f"__mux_sub_group_{r.choice(['all', 'any'])}_i1", [("i1", c)])
+            return self.op(f"zext i1 {b} to i32")
+        if kind == "ballot":
+            p = self.op(f"and i32 {x}, 1")
+            bal = self.call("<4 x i32>", "_Z16sub_group_balloti", [("i32", p)])
+            what = r.choice(["bit_count", "inclusive_scan", "exclusive_scan", "find_lsb", "first"])
+            if what == "first":
+                return self.op(f"extractelement <4 x i32> {bal}, i64 0")
+            base = f"sub_group_ballot_{what}"
+            return self.call("i32", f"_Z{len(base)}{base}Dv4_j", [("<4 x i32>", bal)])
+        return self.call("i32", "__mux_get_sub_group_local_id", [])
+
+    def float_collective(self) -> str:
+        r = self.r
+        x = r.choice(self.floats)
+        kind = r.choice(["reduce", "scan_inclusive", "scan_exclusive", "shuffle_xor", "broadcast"])
+        if kind in ("reduce", "scan_inclusive", "scan_exclusive"):
+            op = r.choice(["fadd", "fmul", "fmin", "fmax"])
+            return self.call("float", f"__mux_sub_group_{kind}_{op}_f32", [("float", x)])
+        if kind == "shuffle_xor":
+            return self.call("float", "__mux_sub_group_shuffle_xor_f32", [("float", x), ("i32", "1")])
+        return self.call("float", "__mux_sub_group_broadcast_f32", [("float", x), ("i32", "0")])
+
+    def work_group(self) -> str:
+        r = self.r
+        x = self.pick_int()
+        kind = r.choice(["reduce", "scan_inclusive", "scan_exclusive", "all", "broadcast"])
+        if kind in ("reduce", "scan_inclusive", "scan_exclusive"):
+            op = r.choice(["add", "smin", "umax", "xor"])
+            return self.call("i32", f"__mux_work_group_{kind}_{op}_i32", [("i32", "0"), ("i32", x)])
+        if kind == "all":
+            c = self.op(f"icmp ne i32 {x}, 0")
+            b = self.call("i1", "__mux_work_group_all_i1", [("i32", "0"), ("i1", c)])
+            return self.op(f"zext i1 {b} to i32")
+        return self.call("i32", "__mux_work_group_broadcast_i32",
+                         [("i32", "0"), ("i32", x), ("i64", "1"), ("i64", "0"), ("i64", "0")])
+
+    def work_group_float(self) -> str:
+        kind = self.r.choice(["reduce", "scan_inclusive", "scan_exclusive"])
+        op = self.r.choice(["fadd", "fmin", "fmax"])
+        return self.call("float", f"__mux_work_group_{kind}_{op}_f32", [("i32", "0"), ("float", self.r.choice(self.floats))])
+
+    # ------------------------------------------------------------ statements
+
+    def arith(self) -> str:
+        a, b = self.pick_int(), self.pick_int()
+        return self.op(f"{self.r.choice(['add', 'xor', 'mul', 'sub'])} i32 {a}, {b}")
+
+    def statement(self, depth: int) -> None:
+        r = self.r
+        roll = r.random()
+        if roll < 0.45:
+            self.ints.append(self.int_collective())
+        elif roll < 0.6:
+            self.floats.append(self.float_collective())
+            self.outs.append((self.floats[-1], "float"))
+            return
+        elif roll < 0.67 and depth == 0:
+            self.ints.append(self.work_group())
+        elif roll < 0.72 and depth == 0:
+            self.floats.append(self.work_group_float())
+            self.outs.append((self.floats[-1], "float"))
+            return
+        elif roll < 0.86 and depth < 2:
+            self.uniform_loop(depth)
+            return
+        elif roll < 0.95 and depth < 2:
+            self.uniform_if(depth)
+            return
+        else:
+            self.ints.append(self.arith())
+        self.outs.append((self.ints[-1], "i32"))
+
+    def uniform_loop(self, depth: int) -> None:
+        """for (i = 0; i < (sub_group_reduce_umax(x) & 3); i++) acc = f(acc, collective)."""
+        n = self.n = self.n + 1
+        bound = self.call("i32", "__mux_sub_group_reduce_umax_i32", [("i32", self.pick_int())])
+        trips = self.op(f"and i32 {bound}, 3")
+        pre = f"pre{n}"
+        self.lines += [f"  br label %{pre}", f"{pre}:", f"  br label %head{n}", f"head{n}:",
+                       f"  %i{n} = phi i32 [ 0, %{pre} ], [ %i{n}.next, %latch{n} ]",
+                       f"  %acc{n} = phi i32 [ 0, %{pre} ], [ %acc{n}.next, %latch{n} ]",
+                       f"  %go{n} = icmp ult i32 %i{n}, {trips}",
+                       f"  br i1 %go{n}, label %body{n}, label %exit{n}", f"body{n}:"]
+        saved = list(self.ints)
+        self.ints.append(f"%i{n}")
+        self.ints.append(f"%acc{n}")
+        x = self.int_collective()
+        nxt = self.op(f"add i32 %acc{n}, {x}")
+        self.lines.append(f"  br label %latch{n}")
+        self.lines += [f"latch{n}:", f"  %acc{n}.next = add i32 {nxt}, 0", f"  %i{n}.next = add i32 %i{n}, 1",
+                       f"  br label %head{n}", f"exit{n}:"]
+        self.ints = saved + [f"%acc{n}"]
+        self.outs.append((f"%acc{n}", "i32"))
+
+    def uniform_if(self, depth: int) -> None:
+        """if (sub_group_any(x > c)) y = collective else y = arith."""
+        n = self.n = self.n + 1
+        c = self.op(f"icmp sgt i32 {self.pick_int()}, {self.r.randint(-100, 100)}")
+        any_ = self.call("i1", "__mux_sub_group_any_i1", [("i1", c)])
+        self.lines += [f"  br i1 {any_}, label %then{n}, label %else{n}", f"then{n}:"]
+        saved = list(self.ints)
+        a = self.int_collective()
+        self.lines += [f"  br label %join{n}", f"else{n}:"]
+        b = self.arith()
+        self.lines += [f"  br label %join{n}", f"join{n}:",
+                       f"  %y{n} = phi i32 [ {a}, %then{n} ], [ {b}, %else{n} ]"]
+        self.ints = saved + [f"%y{n}"]
+        self.outs.append((f"%y{n}", "i32"))
+
+    # ------------------------------------------------------------ kernel
+
+    def kernel(self, statements: int) -> str:
+        gid = "__mux_get_global_id"
+        gsz = "__mux_get_global_size"
+        self.declare(gid, "i64", ["i32"])
+        self.declare(gsz, "i64", ["i32"])
+        ids = [f"%gid{d}" for d in range(3)]
+        head = [f"  %gid{d} = call i64 @{gid}(i32 {d})" for d in range(3)]
+        head += [f"  %gsz{d} = call i64 @{gsz}(i32 {d})" for d in range(3)]
+        head += ["  %lin.a = mul i64 %gid2, %gsz1", "  %lin.b = add i64 %lin.a, %gid1",
+                 "  %lin.c = mul i64 %lin.b, %gsz0", "  %g = add i64 %lin.c, %gid0",
+                 "  %pin = getelementptr i32, ptr addrspace(1) %in, i64 %g",
+                 "  %x0 = load i32, ptr addrspace(1) %pin, align 4",
+                 "  %f0 = load float, ptr addrspace(1) %pin, align 4",
+                 "  %x1 = trunc i64 %g to i32"]
+        del ids
+        self.ints = ["%x0", "%x1"]
+        self.floats = ["%f0"]
+        for _ in range(statements):
+            self.statement(0)
+        k = max(1, len(self.outs))
+        tail = []
+        for j, (val, ty) in enumerate(self.outs):
+            tail += [f"  %o{j}.i = mul i64 %g, {k}", f"  %o{j}.j = add i64 %o{j}.i, {j}",
+                     f"  %o{j}.p = getelementptr i32, ptr addrspace(1) %out, i64 %o{j}.j",
+                     f"  store {ty} {val}, ptr addrspace(1) %o{j}.p, align 4"]
+        body = "\n".join(head + self.lines + tail)
+        return (
+            'target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024"\n'
+            + "\n".join(sorted(self.decls.values()))
+            + "\n\ndefine spir_kernel void @sg(ptr addrspace(1) %out, ptr addrspace(1) %in) {\nentry:\n"
+            + body + "\n  ret void\n}\n"
+        )
+
+
+def subgroup_kernel(seed: int, dims: int = 1, statements: int = 6) -> str:
+    """The IR text of kernel `sg` drawn from `seed` (see the module doc)."""
+    return _Gen(seed, dims).kernel(statements)
