@@ -73,6 +73,9 @@ class KernelRequest:
     width: int | None  # None: automatic
     dim: int = 0
     choices: VectorizationChoices = field(default_factory=VectorizationChoices)
+    # The local size to assume along `dim` (veczc's `-k name:a@N`): the
+    # automatic width is then one that divides it, so no packet is partial.
+    local_size: int | None = None
 
 
 @dataclass

@@ -141,6 +141,11 @@ class ChooseWidth(Pass):
             packets = PacketizationAnalysis(state.fn, uniform, stride, inst)
             target = state.target
             width = automatic_width(packets, uniform, target, state.layout)
+            local = state.request.local_size
+            if local:
+                # A width dividing the assumed local size: whole packets only.
+                while width > 1 and local % width:
+                    width //= 2
             cost = estimate_cost(
                 state.fn, width, uniform, stride, inst, packets, state.layout,
                 target.register_bits, target.fast_gather, target.microcoded_gather,
