@@ -39,6 +39,7 @@ from .pass_manager import (
 )
 from .passes import build_passes, parse_pipeline
 from .passes.cleanup import CLEANUP
+from .passes.kernel_extraction import vectorize_split
 from .passes.packetization import automatic_width, vectorized_name
 from .passes.preparation import PREPARATION
 from .passes.state import KernelState
@@ -124,6 +125,17 @@ def _verify(state: KernelState) -> None:
     llvm_bridge.verify(state.result_text if state.result_text is not None else print_module(state.module))
 
 
+def _find_breaking_pass(text: str, request: KernelRequest, target: TargetInfo, names: tuple[str, ...]) -> None:
+    """Rerun a request whose IR LLVM rejected with the verifier after every
+    pass; raise VectorizerBug naming the first pass after which it fails."""
+    try:
+        vectorize_kernel(text, request, target, PipelineOptions(passes=names, verify_each=True))
+    except VectorizerBug as exc:
+        if "invalid IR after pass" in str(exc):
+            raise
+    # (the rerun did not reproduce it, or found it only at the crossing: keep the first report)
+
+
 def vectorize_kernel(
     text: str, request: KernelRequest, target: TargetInfo | None = None, options: PipelineOptions | None = None
 ) -> tuple[str, KernelOutcome]:
@@ -158,6 +170,14 @@ def vectorize_kernel(
         manager.run(state, am)
     except PassVerificationError as exc:
         raise VectorizerBug(f"vectorizing '{request.kernel}' at width {request.width}: {exc}") from None
+    except VectorizerBug:
+        if options.verify_each:
+            raise
+        # LLVM rejected our IR where it crossed over: run again verifying
+        # after every pass, so the report names the pass that broke it (the
+        # oracle's `vectorizer-error` detail then carries that name).
+        _find_breaking_pass(text, request, target, names)
+        raise
     finally:
         merge_timings(options.timings, manager.timings)
         merge_analysis_stats(options.analyses, am.stats)
@@ -204,12 +224,14 @@ def vectorize_module(
 ) -> tuple[str, list[KernelOutcome]]:
     """Canonicalise `src` and perform each request in turn; returns the final text."""
     text = llvm_bridge.canonicalize(src)
-    outcomes: list[KernelOutcome] = []
     for req in requests:
         if req.width is not None and not 1 <= req.width <= MAX_WIDTH:
             raise ValueError(f"width {req.width} is out of range 1..{MAX_WIDTH}")
         if req.dim not in (0, 1, 2):
             raise ValueError(f"dimension {req.dim} is out of range 0..2")
-        text, outcome = vectorize_kernel(text, req, target, options)
-        outcomes.append(outcome)
+    if options is not None:
+        options.names()  # a bad pipeline is an error before any work
+    # Each kernel is vectorized on a module holding only what it needs, so
+    # time grows linearly with the number of kernels (passes/kernel_extraction.py).
+    text, outcomes = vectorize_split(text, requests, lambda t, r: vectorize_kernel(t, r, target, options))
     return link_metadata(text, outcomes), outcomes
