@@ -9,7 +9,7 @@ where that makes sense.
 SPEC is Vecz's kernel specification: `<vf>[.<dim>][@<simd>][s][a]`, where
 <vf> is a width or `a` (automatic), <dim> is 1, 2 or 3 (x, y, z) and
 `@<n>` the local size to assume along that dimension. `s` (scalable
-vectors) is refused: x86-64 CPUs have none.
+vectors) is refused: the vectorizer emits fixed-width vectors only.
 Exit status: 0 done, 1 a requested kernel was not vectorized, 2 bad input or
 usage, 3 an internal error.
 """
@@ -274,7 +274,8 @@ def run(argv: list[str] | None = None) -> int:
     if width is not None and not 1 <= width <= 64:
         raise UsageError(f"-w {width}: the width must be between 1 and 64")
     if args.scalable:
-        raise UsageError("-vecz-scalable: scalable vectors are not supported (x86-64 CPUs have none)")
+        raise UsageError("-vecz-scalable: scalable vectors are not supported "
+                         "(the vectorizer emits fixed-width vectors only)")
     if args.target_triple is not None:
         _check_triple(args.target_triple)
     try:
@@ -288,7 +289,7 @@ def run(argv: list[str] | None = None) -> int:
     for s in specs:
         if s.scalable:
             raise UsageError(f"-k {s.kernel}: scalable vectorization ('s') is not supported "
-                             "(x86-64 CPUs have no scalable vectors)")
+                             "(the vectorizer emits fixed-width vectors only)")
 
     target = None
     if args.target_features is not None:

@@ -121,6 +121,7 @@ class PassTiming:
     name: str
     seconds: float = 0.0
     runs: int = 0
+    changed: int = 0  # runs that changed the function (and dropped what they do not preserve)
 
 
 class PassVerificationError(Exception):
@@ -176,6 +177,7 @@ class PassManager:
             timing.seconds += time.perf_counter() - t0
             timing.runs += 1
             if result.changed:
+                timing.changed += 1
                 am.invalidate(p.preserves)
             if inst.verify_each and self.verifier is not None and not result.stop:
                 try:
@@ -190,14 +192,15 @@ class PassManager:
 
 
 def format_timings(timings: dict[str, PassTiming], analyses: dict[str, AnalysisStats]) -> str:
-    """The `--time-passes` report: seconds per pass, then per analysis with
-    the number of times each was computed."""
-    lines = ["=== pass timing ===", f"{'seconds':>10}  {'runs':>5}  pass"]
+    """The `--time-passes` report: seconds per pass with how many of its runs
+    changed the function, then per analysis the seconds and the number of
+    times it was computed."""
+    lines = ["=== pass timing ===", f"{'seconds':>10}  {'runs':>5}  {'changed':>7}  pass"]
     total = 0.0
     for t in timings.values():
-        lines.append(f"{t.seconds:10.6f}  {t.runs:5d}  {t.name}")
+        lines.append(f"{t.seconds:10.6f}  {t.runs:5d}  {t.changed:7d}  {t.name}")
         total += t.seconds
-    lines.append(f"{total:10.6f}  {'':5}  total")
+    lines.append(f"{total:10.6f}  {'':5}  {'':7}  total")
     lines += ["=== analysis timing ===", f"{'seconds':>10}  {'computed':>8}  analysis"]
     for name, st in analyses.items():
         lines.append(f"{st.seconds:10.6f}  {st.computed:8d}  {name}")
@@ -210,6 +213,7 @@ def merge_timings(into: dict[str, PassTiming], more: dict[str, PassTiming]) -> N
         acc = into.setdefault(name, PassTiming(name))
         acc.seconds += t.seconds
         acc.runs += t.runs
+        acc.changed += t.changed
 
 
 def merge_analysis_stats(into: dict[str, AnalysisStats], more: dict[str, AnalysisStats]) -> None:
