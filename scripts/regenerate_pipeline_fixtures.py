@@ -18,6 +18,11 @@ tests/fixtures/pipeline_outputs.json.
     python scripts/regenerate_pipeline_fixtures.py            # rewrite the record
     python scripts/regenerate_pipeline_fixtures.py --check    # compare, exit 1 on a difference
     python scripts/regenerate_pipeline_fixtures.py --check --subset 7  # every 7th configuration
+    python scripts/regenerate_pipeline_fixtures.py --add-missing  # record new inputs only
+
+The record was made with the pipeline before issue 18 (commit a41a4fc). To
+record a new input, run `--add-missing` in a worktree of that commit with
+the new input and this script copied in, and copy the record back.
 
 tests/test_pipeline_fixtures.py checks a deterministic subset of the
 configurations (the whole set takes minutes); `--check` checks all.
@@ -75,6 +80,7 @@ def _roots() -> dict[str, Path]:
 
 def _lit_variants(text: str) -> tuple[set[int], set[str]]:
     """The dimensions and choices strings a lit file's veczc RUN lines use."""
+    from vectorizer.choices import parse_choices
     from vectorizer.cli import build_parser
 
     dims, choices = {0}, {""}
@@ -86,6 +92,10 @@ def _lit_variants(text: str) -> tuple[set[int], set[str]]:
         args, _ = build_parser().parse_known_args([w for w in words if w not in ("%s",)])
         dims.add(args.dim if args.dim in (0, 1, 2) else 0)
         if args.choices:
+            try:
+                parse_choices(args.choices)
+            except ValueError:
+                continue  # a RUN line checking the usage error
             choices.add(args.choices)
     return dims, choices
 
@@ -171,8 +181,18 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="compare with the record instead of rewriting it")
     p.add_argument("--subset", type=int, default=1, metavar="N", help="only every N-th configuration")
+    p.add_argument("--add-missing", action="store_true",
+                   help="record only the configurations the record lacks (new inputs), keeping the rest; "
+                        "run it from a checkout of the pipeline the record was made with")
     ns = p.parse_args(argv)
     configs = subset(configurations(), ns.subset)
+    if ns.add_missing:
+        want = json.loads(FIXTURE.read_text())
+        got = compute([c for c in configs if c.key not in want])
+        want.update(got)
+        FIXTURE.write_text(json.dumps(want, indent=0, sort_keys=True) + "\n")
+        print(f"added {len(got)} configurations to {FIXTURE.relative_to(ROOT)}")
+        return 0
     got = compute(configs)
     if not ns.check:
         FIXTURE.parent.mkdir(parents=True, exist_ok=True)
