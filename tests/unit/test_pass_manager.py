@@ -294,3 +294,13 @@ def test_refused_kernels_leave_the_module_as_it_was() -> None:
     text = _copies(3)
     out, outcomes = vectorize_module(text, reqs)
     assert outcomes[0].vectorized_name is None and "__vecz" not in out
+
+
+def test_docs_show_the_default_pipeline_and_every_pass() -> None:
+    from vectorizer.passes import default_pipeline_text
+
+    docs = (ROOT / "docs" / "vectorizer.md").read_text()
+    assert default_pipeline_text() in docs.splitlines()
+    for name in DEFAULT_NAMES:
+        kind = "optional" if name in OPTIONAL else "required"
+        assert f"| `{name}` | {kind} |" in docs, name
