@@ -20,6 +20,7 @@ only where an LLVM pass runs (`prepare`, the SROA at the end of
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -145,6 +146,7 @@ def vectorize_kernel(
     once. On refusal the text is returned unchanged and the outcome carries
     the remarks.
     """
+    t0 = time.perf_counter()  # the outcome's "seconds" include reading the module
     options = options or PipelineOptions()
     names = options.names()
     target = target or host_target()
@@ -153,7 +155,7 @@ def vectorize_kernel(
     kernel = module.get_function(request.kernel)
     if kernel is None:
         raise KeyError(f"no function named '{request.kernel}' in the module")
-    state = KernelState(text, request, target, outcome, module, kernel)
+    state = KernelState(text, request, target, outcome, module, kernel, t0=t0)
     emit = None
     if options.emit is not None:
         def emit(pass_name: str, ir: str) -> None:

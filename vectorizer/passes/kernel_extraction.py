@@ -261,8 +261,11 @@ def vectorize_split(
         parts = ModuleParts.parse(text)
     except Irregular:
         parts = None
+    if parts is not None and sum(f.is_kernel for f in parts.functions.values()) < 2:
+        parts = None  # one kernel: its module is as small as it gets
     outcomes = []
     current = text  # the whole module, when the parts are not kept up to date
+    spliced = False
     for req in requests:
         if parts is not None:
             try:
@@ -282,16 +285,21 @@ def vectorize_split(
                 except Irregular:
                     pass  # fall back to the whole module for this request
                 else:
+                    spliced = True
                     outcomes.append(outcome)
                     continue
-            current = llvm_bridge.canonicalize(parts.render())
+            if spliced:
+                current = llvm_bridge.canonicalize(parts.render())
             parts = None
+            spliced = False
         current, outcome = run_one(current, req)
         outcomes.append(outcome)
+        if len(outcomes) == len(requests):
+            break  # no request left to split for
         try:
             parts = ModuleParts.parse(current)
         except Irregular:
             parts = None
-    if parts is not None:
+    if parts is not None and spliced:
         current = llvm_bridge.canonicalize(parts.render())
     return current, outcomes
