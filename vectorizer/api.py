@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
 from .choices import parse_choices
-from .pipeline import KernelRequest, vectorize_module
+from .pipeline import MAX_WIDTH, KernelRequest, PipelineOptions, vectorize_module
 
 
 @dataclass
@@ -28,6 +29,37 @@ class VectorizeResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
+def _is_integer(value: object) -> bool:
+    """An int or an integer-like value (numpy's), but not a bool."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_arguments(ir, kernel, width, dim, choices, auto, passes) -> None:
+    """ValueError for an argument of the wrong type (bool is not a width)."""
+    if not isinstance(ir, (str, bytes, bytearray, llvm.ModuleRef)):
+        raise ValueError(f"ir must be LLVM IR text, bitcode bytes or an llvmlite ModuleRef, not {type(ir).__name__}")
+    if not isinstance(kernel, str):
+        raise ValueError(f"kernel must be a function name (str), not {type(kernel).__name__}")
+    if width is not None and not _is_integer(width):
+        raise ValueError(f"width must be an int from 1 to {MAX_WIDTH} or None, not {width!r}")
+    if not _is_integer(dim):
+        raise ValueError(f"dim must be 0, 1 or 2, not {dim!r}")
+    if choices is not None and not isinstance(choices, str):
+        raise ValueError(f"choices must be a ';'-separated string, not {type(choices).__name__}")
+    if not isinstance(auto, bool):
+        raise ValueError(f"auto must be True or False, not {auto!r}")
+    if passes is not None and not (
+        isinstance(passes, str) or (isinstance(passes, (list, tuple)) and all(isinstance(n, str) for n in passes))
+    ):
+        raise ValueError(f"passes must be a comma-separated string or a list of pass names, not {passes!r}")
+
+
 def vectorize(
     ir: str | bytes | llvm.ModuleRef,
     kernel: str,
@@ -35,21 +67,32 @@ def vectorize(
     dim: int = 0,
     choices: str = "",
     auto: bool = False,
+    passes: str | list[str] | None = None,
 ) -> VectorizeResult:
     """Add to `ir` a version of `kernel` computing `width` consecutive work-items
     along dimension `dim` in SIMD lanes.
 
     `choices` is a `;`-separated list of Vecz choices (`noX` disables X).
-    `auto=True` lets the SIMD width analysis pick the width.
+    `auto=True` lets the SIMD width analysis pick the width. `passes` runs
+    a named pass sequence instead of the default pipeline (`veczc
+    --print-pipeline` lists it; optional passes may be left out, required
+    ones must stay, in order).
 
     Raises `vectorizer.IRError` for malformed IR (with LLVM's line:column),
-    `ValueError` for bad arguments (unknown kernel or choice, width or
-    dimension out of range). A kernel that cannot be vectorized is not an
+    `ValueError` for bad arguments: an argument of the wrong type (`width`
+    not an int, a bool included; `ir` not text, bytes or a ModuleRef;
+    `choices` not a string...), an unknown kernel, choice or pass, a width
+    or dimension out of range. A kernel that cannot be vectorized is not an
     error: the result has `vectorized_name=None` and remarks saying why.
     """
+    _check_arguments(ir, kernel, width, dim, choices, auto, passes)
+    options = PipelineOptions(passes=passes)
+    options.names()  # an unknown or misplaced pass is a ValueError before any work
+    width = None if width is None else operator.index(width)
+    dim = operator.index(dim)
     request = KernelRequest(kernel, None if auto else width, dim, parse_choices(choices))
     try:
-        text, outcomes = vectorize_module(ir, [request])
+        text, outcomes = vectorize_module(ir, [request], options=options)
     except KeyError as exc:
         raise ValueError(exc.args[0]) from None
     out = outcomes[0]

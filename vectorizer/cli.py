@@ -2,12 +2,16 @@
 where that makes sense.
 
     veczc [-k NAME[:SPEC,...]]... [-w W] [-d D] [-S] [-o OUT] [--vecz-choices=C]
+          [-vecz-passes=P,...] [--print-pipeline] [--print-after=PASS]
+          [--print-after-all] [--print-dir DIR] [--time-passes] [--verify-each]
           [--remarks] [--stats] [INPUT]
 
 SPEC is Vecz's kernel specification: `<vf>[.<dim>][@<simd>][s][a]`, where
-<vf> is a width or `a` (automatic) and <dim> is 1, 2 or 3 (x, y, z).
+<vf> is a width or `a` (automatic), <dim> is 1, 2 or 3 (x, y, z) and
+`@<n>` the local size to assume along that dimension. `s` (scalable
+vectors) is refused: the vectorizer emits fixed-width vectors only.
 Exit status: 0 done, 1 a requested kernel was not vectorized, 2 bad input or
-usage.
+usage, 3 an internal error.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from dataclasses import dataclass
 
 from . import llvm_bridge
 from .choices import ChoiceError, VectorizationChoices, choices_from_environment, parse_choices
-from .pipeline import KernelRequest, VectorizerBug, vectorize_module
+from .pass_manager import format_timings
+from .passes import PASSES, PipelineError, parse_pipeline
+from .pipeline import KernelOutcome, KernelRequest, PipelineOptions, VectorizerBug, vectorize_module
 from .target import host_target, with_features
 
 
@@ -61,6 +67,8 @@ def parse_kernel_spec(text: str) -> list[KernelSpec]:
         width = None if vf == "a" or m.group("a") else int(vf)
         dim = int(m.group("dim")) - 1 if m.group("dim") else None
         simd = int(m.group("simd")) if m.group("simd") else None
+        if simd == 0:
+            raise UsageError(f"bad kernel specification {spec!r} in -k {text!r}: the local size @0 must be at least 1")
         out.append(KernelSpec(name, width, dim, bool(m.group("s")), simd, width is None))
     return out
 
@@ -90,6 +98,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="target the host CPU adjusted by LLVM-style features, e.g. '+avx512f' (512-bit "
                         "registers) or '-fast-gather' (gathers expand lane by lane); write it as "
                         "-vecz-target-features=... when the list starts with '-'")
+    p.add_argument("-vecz-target-triple", "--vecz-target-triple", dest="target_triple", default=None,
+                   metavar="TRIPLE", help="the target triple: accepted when it names the host's architecture "
+                                          "(code is generated for the host CPU only), refused otherwise")
+    p.add_argument("-vecz-passes", "--vecz-passes", dest="passes", default=None, metavar="PASS,...",
+                   help="run this pass sequence instead of the default pipeline (see --print-pipeline)")
+    p.add_argument("--print-pipeline", "-print-pipeline", dest="print_pipeline", action="store_true",
+                   help="print the pass pipeline (the default, or -vecz-passes') and exit")
+    p.add_argument("--print-after", "-print-after", dest="print_after", action="append", default=[],
+                   metavar="PASS", help="print the kernel's IR after PASS (repeatable, or comma-separated)")
+    p.add_argument("--print-after-all", "-print-after-all", dest="print_after_all", action="store_true",
+                   help="print the kernel's IR after every pass")
+    p.add_argument("--print-dir", dest="print_dir", default=None, metavar="DIR",
+                   help="write --print-after dumps into DIR (NNN-<kernel>-<pass>.ll) instead of standard error")
+    p.add_argument("--time-passes", "-time-passes", dest="time_passes", action="store_true",
+                   help="print seconds per pass and per analysis, and how often each analysis was computed")
+    p.add_argument("--verify-each", "-verify-each", dest="verify_each", action="store_true",
+                   help="run LLVM's verifier after every pass; a failure names the pass")
     p.add_argument("--remarks", action="store_true", help="print remarks on standard error")
     p.add_argument("--stats", action="store_true", help="print statistics (JSON) on standard error")
     return p
@@ -132,25 +157,139 @@ def _kernel_names(text: str) -> list[str]:
     return re.findall(r"^define\s[^@]*\bspir_kernel\b[^@]*@\"?([-\w.$]+)\"?\(", text, re.M)
 
 
+def _check_triple(triple: str) -> None:
+    """Accept a triple naming the host's architecture; anything else is a
+    usage error (there is no cross-compilation: the target is the host CPU)."""
+    import llvmlite.binding as llvm
+
+    host = llvm.get_process_triple()
+    arch = triple.split("-", 1)[0].lower()
+    aliases = {"amd64": "x86_64", "x86-64": "x86_64", "arm64": "aarch64"}
+    if not arch or aliases.get(arch, arch) != aliases.get(host.split("-", 1)[0], host.split("-", 1)[0]):
+        raise UsageError(f"-vecz-target-triple {triple!r}: this veczc generates code for the host "
+                         f"({host}) only")
+
+
+def _pipeline_options(args) -> PipelineOptions:
+    """The pass pipeline and observation options, checked (usage errors)."""
+    try:
+        names = parse_pipeline(args.passes)
+    except PipelineError as exc:
+        raise UsageError(f"-vecz-passes: {exc}") from None
+    after: set[str] = set()
+    for item in args.print_after:
+        for name in (n.strip() for n in item.split(",")):
+            if name not in PASSES:
+                raise UsageError(f"--print-after: unknown pass {name!r} (veczc --print-pipeline lists them)")
+            after.add(name)
+    options = PipelineOptions(passes=names, print_after=frozenset(after), print_after_all=args.print_after_all,
+                              verify_each=args.verify_each)
+    if after or args.print_after_all:
+        options.emit = _dump_to_dir(args.print_dir) if args.print_dir else _dump_to_stderr
+    elif args.print_dir:
+        raise UsageError("--print-dir needs --print-after or --print-after-all")
+    return options
+
+
+def _dump_to_stderr(kernel: str, pass_name: str, ir: str) -> None:
+    print(f"; *** IR Dump After {pass_name} on {kernel} ***\n{ir.rstrip()}\n", file=sys.stderr)
+
+
+def _dump_to_dir(folder: str):
+    """An emitter writing each dump to `folder/NNN-<kernel>-<pass>.ll`."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--print-dir {folder}: {exc.strerror or exc}") from None
+    count = [0]
+
+    def emit(kernel: str, pass_name: str, ir: str) -> None:
+        count[0] += 1
+        safe = re.sub(r"[^-\w.]", "_", kernel)
+        path = os.path.join(folder, f"{count[0]:03d}-{safe}-{pass_name}.ll")
+        with open(path, "w") as f:
+            f.write(f"; *** IR Dump After {pass_name} on {kernel} ***\n{ir.rstrip()}\n")
+
+    return emit
+
+
+def _local_size_remark(spec: KernelSpec, width: int | None) -> str | None:
+    """What `@<n>` (the local size to assume) did for a fixed width."""
+    if spec.simd_width is None or width is None:
+        return None
+    if spec.simd_width % width == 0:
+        return (f"local size {spec.simd_width} assumed: {spec.simd_width // width} whole packet(s) "
+                "per work-group, no predication needed")
+    return (f"local size {spec.simd_width} assumed: not a multiple of the width {width}, "
+            "so VectorPredication makes the last packet's extra lanes inactive")
+
+
+_OPENCL_KERNELS = re.compile(r"^!opencl\.kernels = !\{(.*)\}$", re.M)
+
+
+def add_opencl_kernel_entries(text: str, outcomes: list[KernelOutcome]) -> str:
+    """Give each vectorized kernel an `!opencl.kernels` entry copied from its
+    scalar kernel's (same argument metadata), when the module lists kernels so."""
+    m = _OPENCL_KERNELS.search(text)
+    done = [o for o in outcomes if o.vectorized_name]
+    if not m or not done:
+        return text
+    nodes = dict(re.findall(r"^(!\d+) = (!\{.*\})$", text, re.M))
+    refs = [r.strip() for r in m.group(1).split(",") if r.strip()]
+    next_id = max((int(k[1:]) for k in nodes), default=-1) + 1
+    added = []
+    for o in done:
+        orig = _quote(o.request.kernel)
+        for ref in refs:
+            body = nodes.get(ref, "")
+            hit = re.match(rf"^!\{{ptr @{re.escape(orig)}(?=[,}}])(.*)$", body)
+            if hit:
+                added.append(f"!{next_id} = !{{ptr @{_quote(o.vectorized_name)}{hit.group(1)}")
+                refs.append(f"!{next_id}")
+                next_id += 1
+                break
+    if not added:
+        return text
+    text = text[: m.start()] + f"!opencl.kernels = !{{{', '.join(refs)}}}" + text[m.end():]
+    return llvm_bridge.canonicalize(text.rstrip("\n") + "\n" + "\n".join(added) + "\n")
+
+
+def _quote(name: str) -> str:
+    return name if re.match(r"^[-a-zA-Z$._][-a-zA-Z$._0-9]*$", name) else '"' + name + '"'
+
+
 def run(argv: list[str] | None = None) -> int:
     """veczc's body; returns the exit status."""
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
-    # Vecz's own pass selection and target triple have no meaning here.
-    ignorable = ("-vecz-passes", "--vecz-passes", "-vecz-target-triple", "--vecz-target-triple")
-    bad = [u for u in unknown if not u.startswith(ignorable)]
-    if bad:
-        raise UsageError(f"unknown option {bad[0]!r}")
+    if unknown:
+        raise UsageError(f"unknown option {unknown[0]!r}")
+    options = _pipeline_options(args)
+    if args.print_pipeline:
+        print(",".join(options.names()))
+        return 0
     if args.dim not in (0, 1, 2):
         raise UsageError(f"-d {args.dim}: the dimension must be 0, 1 or 2")
     width = args.width if args.width is not None else args.simd_width
     if width is not None and not 1 <= width <= 64:
         raise UsageError(f"-w {width}: the width must be between 1 and 64")
+    if args.scalable:
+        raise UsageError("-vecz-scalable: scalable vectors are not supported "
+                         "(the vectorizer emits fixed-width vectors only)")
+    if args.target_triple is not None:
+        _check_triple(args.target_triple)
     try:
         choices = choices_from_environment(VectorizationChoices())
         choices = parse_choices(args.choices, choices)
     except ChoiceError as exc:
         raise UsageError(str(exc)) from None
+    specs: list[KernelSpec] = []
+    for k in args.kernels:
+        specs.extend(parse_kernel_spec(k))
+    for s in specs:
+        if s.scalable:
+            raise UsageError(f"-k {s.kernel}: scalable vectorization ('s') is not supported "
+                             "(the vectorizer emits fixed-width vectors only)")
 
     target = None
     if args.target_features is not None:
@@ -171,34 +310,31 @@ def run(argv: list[str] | None = None) -> int:
         src = _read_input(args.input)
     # --- end OpenCL C input ---
     canonical = llvm_bridge.canonicalize(src)
-    specs: list[KernelSpec] = []
-    for k in args.kernels:
-        specs.extend(parse_kernel_spec(k))
     if not specs:
         specs = [KernelSpec(name, None, None) for name in _kernel_names(canonical)]
     requests: list[KernelRequest] = []
+    local_remarks: list[str | None] = []
     for s in specs:
-        if s.scalable or args.scalable:
-            requests.append(KernelRequest(s.kernel, -1, 0, choices))
-            continue
         w = s.width if s.width is not None else width
         auto = s.auto or (args.auto and s.width is None)
         dim = s.dim if s.dim is not None else args.dim
-        requests.append(KernelRequest(s.kernel, None if auto else (w or 4), dim, choices))
+        req_width = None if auto else (w or 4)
+        req_choices = choices
+        remark = _local_size_remark(s, req_width)
+        if req_width is not None and s.simd_width is not None and s.simd_width % req_width:
+            req_choices = choices.with_("VectorPredication")
+        requests.append(KernelRequest(s.kernel, req_width, dim, req_choices,
+                                      local_size=s.simd_width if auto else None))
+        local_remarks.append(remark)
 
+    try:
+        text, outcomes = vectorize_module(canonical, requests, target, options)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    for out, remark in zip(outcomes, local_remarks, strict=True):
+        if remark:
+            out.remarks.insert(0, remark)
     failed = False
-    outcomes = []
-    text = canonical
-    for req in requests:
-        if req.width == -1:
-            print(f"veczc: {req.kernel}: scalable vectorization is not supported", file=sys.stderr)
-            failed = True
-            continue
-        try:
-            text, outs = vectorize_module(text, [req], target)
-        except KeyError as exc:
-            raise UsageError(str(exc.args[0])) from None
-        outcomes.extend(outs)
     for out in outcomes:
         if out.vectorized_name is None:
             failed = True
@@ -210,6 +346,9 @@ def run(argv: list[str] | None = None) -> int:
     if args.stats:
         print(json.dumps([{"kernel": o.request.kernel, "width": o.width, "vectorized": o.vectorized_name,
                            **o.stats} for o in outcomes]), file=sys.stderr)
+    if args.time_passes:
+        print(format_timings(options.timings, options.analyses), file=sys.stderr)
+    text = add_opencl_kernel_entries(text, outcomes)
 
     data = text.encode() if args.text else llvm_bridge.parse(text).as_bitcode()
     if args.output == "-":
