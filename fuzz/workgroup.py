@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .plan import (
     I32,
@@ -72,8 +72,18 @@ from .plan import (
     walk_expr,
 )
 
-if TYPE_CHECKING:
-    from .planner import Planner
+
+class Planner(Protocol):
+    """What the work-group phases use of `fuzz.planner.Planner` (named here as
+    a protocol so this module does not import the planner that imports it)."""
+
+    c: Any
+    k: Any
+    palette: Any
+
+    def expr(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _observe(self, *args: Any, **kwargs: Any) -> Any: ...
 
 INT_REDUCE_OPS = ("add", "xor", "or", "and", "smax", "umin", "mul")
 FLOAT_REDUCE_OPS = ("fadd", "maxnum", "minnum", "fmul")
