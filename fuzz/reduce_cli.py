@@ -99,6 +99,12 @@ def _run(ns: argparse.Namespace) -> int:
     case = parse_case(text)
     check_case_limits(case, f"{name}: ")
     check_ir(text, case.ir, name)
+    if text.endswith(case.ir):
+        # The reducer's own reader takes LLVM's printed form only (opaque
+        # pointers, upgraded intrinsics): reduce the module LLVM read.
+        from vectorizer.llvm_bridge import canonicalize
+
+        text = text[: len(text) - len(case.ir)] + canonicalize(case.ir)
     spec = Spec(peer=ns.peer, peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout)
     spec.validate()
     _check_writable(ns.output, ns.corpus)
