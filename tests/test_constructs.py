@@ -92,7 +92,9 @@ def test_prepared_stage_is_what_the_vectorizer_analyses() -> None:
     # mergereturn leaves one return; the clone is what is read.
     keys = _keys("prepared")
     assert "cfg: multiple returns" not in keys
-    assert "call builtin:mad24(varying,uniform,constant)" in keys and "loop-depth:2" in keys
+    assert "loop-depth:2" in keys
+    # Builtin Inlining has put the library's body of mad24 in the clone.
+    assert not any(k.startswith("call builtin:mad24") for k in keys)
 
 
 def test_builtin_names_are_demangled_and_vector_widths_folded() -> None:
@@ -118,8 +120,10 @@ def test_explanations() -> None:
     assert C.explanation("load i16 addrspace(1)", generated).startswith("the same operation")
     assert C.explanation("load i16 addrspace(3)", generated) is None  # another address space is no residue
     # Builtins: the runtime lacks it, or the same builtin has other argument kinds.
-    sig = ("_Z4haddss", "i16", ["i16", "i16"])
-    assert "issue 15" in C.explanation("call builtin:hadd(varying,varying)", generated, sig)
+    sig = ("_Z4haddss", "i16", ["i16", "i16"])  # the runtime defines it: nothing to explain
+    assert C.explanation("call builtin:hadd(varying,varying)", generated, sig) is None
+    image = ("_Z11read_imagef14ocl_image2d_ro11ocl_samplerDv2_i", "<4 x float>", ["ptr", "ptr", "<2 x i32>"])
+    assert "image" in C.explanation("call builtin:read_imagef(uniform,uniform,varying)", generated, image)
     fabs = ("_Z4fabsf", "float", ["float"])
     assert C.explanation("call builtin:fabs(uniform)", generated, fabs).startswith("generated with other")
     assert C.explanation("call builtin:sqrt(uniform)", generated, ("_Z4sqrtf", "float", ["float"])) is None
