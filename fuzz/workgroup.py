@@ -7,8 +7,8 @@ statements that synchronise the group:
 
 - a tile exchange: every work-item stores its own slot of a tile (a
   `__local` array with one slot per work-item of the group, at its local
-  linear id), a barrier, reads of other work-items' slots (`PeerSlot`), a
-  barrier;
+  linear id; or, in a 2- or 3-D kernel, a 2-D module array `t[row][x]`),
+  a barrier, reads of other work-items' slots (`PeerSlot`), a barrier;
 - a tree reduction of a tile into slot 0 (`TreeReduce`), then every
   work-item reads slot 0;
 - an inclusive prefix scan of a tile (`PrefixScan`), then every work-item
