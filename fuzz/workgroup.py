@@ -7,12 +7,15 @@ statements that synchronise the group:
 
 - a tile exchange: every work-item stores its own slot of a tile (a
   `__local` array with one slot per work-item of the group, at its local
-  linear id), a barrier, reads of other work-items' slots (`PeerSlot`), a
-  barrier;
+  linear id; or, in a 2- or 3-D kernel, a 2-D module array `t[row][x]`),
+  a barrier, reads of other work-items' slots (`PeerSlot`), a barrier;
 - a tree reduction of a tile into slot 0 (`TreeReduce`), then every
   work-item reads slot 0;
 - an inclusive prefix scan of a tile (`PrefixScan`), then every work-item
   reads its own slot;
+- atomic updates of a tile's slot 0 by every work-item with one
+  commutative operation (`atomicrmw`, or a compare-and-swap loop), then
+  every work-item reads it;
 - a loop with a work-group-uniform trip count (a constant, the group's id or
   size, a scalar argument) whose body holds phases and ordinary statements;
 - an `if` on a work-group-uniform condition around phases: a scalar
@@ -41,10 +44,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from .plan import (
+    ATOMIC_FAMILIES,
     I32,
+    Atomic,
     Barrier,
     Bin,
     Buffer,
@@ -72,19 +77,6 @@ from .plan import (
     walk_expr,
 )
 
-
-class Planner(Protocol):
-    """What the work-group phases use of `fuzz.planner.Planner` (named here as
-    a protocol so this module does not import the planner that imports it)."""
-
-    c: Any
-    k: Any
-    palette: Any
-
-    def expr(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def _observe(self, *args: Any, **kwargs: Any) -> Any: ...
-
 INT_REDUCE_OPS = ("add", "xor", "or", "and", "smax", "umin", "mul")
 FLOAT_REDUCE_OPS = ("fadd", "maxnum", "minnum", "fmul")
 PEER_PATTERNS = ("rotate", "mirror", "first", "xor")
@@ -96,7 +88,8 @@ MAX_PHASE_NEST = 2  # loops and ifs around phases
 class WorkGroupPlanner:
     """Draws the work-group phases of one kernel, with the planner's choices."""
 
-    def __init__(self, planner: Planner) -> None:
+    def __init__(self, planner: Any) -> None:
+        # A `fuzz.planner.Planner` (not imported: the planner imports this module).
         self.p = planner
         self.tiles: list[Buffer] = []
         self.globals: list[Buffer] = []
@@ -153,11 +146,13 @@ class WorkGroupPlanner:
         p.budget -= 2
         nest_ok = self._nest < MAX_PHASE_NEST and p.budget > 1
         kind = c.weighted([
-            (3.0, "tile"), (2.0, "reduce"), (2.0, "scan"),
+            (3.0, "tile"), (2.0, "reduce"), (2.0, "scan"), (1.0, "atomic"),
             (1.5 if nest_ok else 0.0, "loop"), (1.0 if nest_ok else 0.0, "if"),
         ])
         if kind == "tile":
             return self._tile_phase()
+        if kind == "atomic":
+            return self._atomic_phase()
         if kind == "reduce":
             return self._reduce_phase()
         if kind == "scan":
@@ -213,6 +208,28 @@ class WorkGroupPlanner:
         ]
         p.scopes[-1].append(v)
         out.append(self._observe(v))
+        return out
+
+    def _atomic_phase(self) -> list[Stmt]:
+        """Every work-item sets its slot (so slot 0 too), barrier, every
+        work-item updates slot 0 atomically with one commutative operation,
+        barrier, every work-item reads slot 0 (the same in the group, and
+        whatever the order of the updates), barrier."""
+        c, p = self.p.c, self.p
+        ty = c.choice([t for t in p.palette if t.elem in ("i32", "i64") and not t.is_vector] or [I32])
+        tile = self.tile(ty)
+        op = c.choice(c.choice(ATOMIC_FAMILIES))
+        r = p._var(ty)
+        cas = p.k.access_forms and op in ("add", "sub") and c.boolean(0.3)
+        out: list[Stmt] = [
+            Store(tile, 0, Const(ty, c.choice((0, 1, -1)))), self.barrier(),
+            Atomic(tile, op, 0, self._value(ty), c.choice(("monotonic", "seq_cst", "acq_rel")), cas),
+            self.barrier(),
+            Let(r, Load(tile, PeerSlot("first"))), self.barrier(),
+        ]
+        p.scopes[-1].append(r)
+        self.uniform_results.append(r)
+        out.append(self._observe(r))
         return out
 
     def _uniform_i32(self) -> Expr:
@@ -356,6 +373,8 @@ def features(plan: KernelPlan) -> Counter[str]:
                 out["workgroup: barrier in a uniform loop"] += 1
             if "if" in ctx:
                 out["workgroup: barrier under a uniform if"] += 1
+        if isinstance(s, Atomic) and s.buffer.role == "tile":
+            out["workgroup: atomic on __local memory"] += 1
         for e in s.exprs():
             for x in walk_expr(e):
                 if isinstance(x, Load) and isinstance(x.addr, PeerSlot):

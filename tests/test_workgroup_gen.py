@@ -13,6 +13,7 @@ from fuzz import generate, generate_kernel
 from fuzz.coverage import measure
 from fuzz.emit import ModuleEmitter
 from fuzz.plan import (
+    Atomic,
     Barrier,
     Expr,
     If,
@@ -78,13 +79,20 @@ def _check_reads_follow_barriers(body: list[Stmt], dirty: set[int]) -> set[int]:
     at another work-item's slot, and never stored after such a read without
     a barrier between (checked per block, loops entered twice)."""
     read: set[int] = set()
+    atomic: set[int] = set()
     for s in body:
         if isinstance(s, SYNC):
-            dirty, read = set(), set()
+            dirty, read, atomic = set(), set(), set()
             continue
         if isinstance(s, Store) and s.buffer.role == "tile":
             assert id(s.buffer) not in read, "a tile stored while another work-item may still read it"
             dirty.add(id(s.buffer))
+        if isinstance(s, Atomic) and s.buffer.role == "tile":
+            # Atomics on one slot may share an interval with each other, not
+            # with plain stores or reads of it.
+            assert id(s.buffer) not in read and id(s.buffer) not in dirty - atomic, "an atomic racing a store"
+            dirty.add(id(s.buffer))
+            atomic.add(id(s.buffer))
         for e in s.exprs():
             for x in walk_expr(e):
                 if isinstance(x, Load) and isinstance(x.addr, PeerSlot):
@@ -143,7 +151,8 @@ def test_coverage_counts_the_work_group_constructs() -> None:
     assert report.present["workgroup: barrier"] == 60
     for key in ("workgroup: barrier in a uniform loop", "workgroup: barrier under a uniform if",
                 "workgroup: tree reduction (halving)", "workgroup: tree reduction (doubling)",
-                "workgroup: prefix scan", "workgroup: __local tile as a kernel argument",
+                "workgroup: prefix scan", "workgroup: atomic on __local memory",
+                "workgroup: __local tile as a kernel argument",
                 "workgroup: __local tile as a module addrspace(3) global",
                 "workgroup: 2-D __local tile (rows of the group's x size)",
                 "workgroup: group size not a multiple of 4", "dims: 1", "dims: 2", "dims: 3"):
