@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any
@@ -138,6 +139,7 @@ def scalar_candidates(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgS
 # At most this many per-argument combinations are tried after the uniform
 # candidates raced (each a short sanitized run that stops at the race).
 MAX_MIXES = 24
+MIX_SECONDS = 4.0  # all the combinations of one check together
 
 
 def scalar_mixes(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgSpec, ...]]:
@@ -215,8 +217,13 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
     if ref.status != "scalar-race" or not sanitize or state.get("mixes_failed"):
         return ref
     # Uniform values race: scalars tied to each other or to the local size?
+    # (At most MIX_SECONDS in all: a racy input must not cost a minute.)
+    t0 = time.monotonic()
     for j, layout in enumerate(scalar_mixes(args, nd)):
-        got = _reference(sess, pk, pv, layout, nd, seed, sanitize, True, trial)
+        left = MIX_SECONDS - (time.monotonic() - t0)
+        if left <= 0:
+            break
+        got = _reference(sess, pk, pv, layout, nd, seed, sanitize, True, min(trial, left))
         if got.status is None:
             state["mixed"] = j
             return got
