@@ -30,6 +30,7 @@ import argparse
 import json
 import re
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -147,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels")
     p.add_argument("--verbose", action="store_true", help="one line per kernel that does not match")
     p.add_argument("--json", help="write every verdict to this file")
+    p.add_argument("--resume", help="append each verdict to this JSON-lines file as it comes, and skip "
+                   "the kernels it already holds (a long survey can be stopped and resumed)")
     ns = p.parse_args(argv)
     root = Path(ns.dir)
     if not (root / "catalogue.json").is_file():
@@ -160,17 +163,32 @@ def main(argv: list[str] | None = None) -> int:
     kernels = select(root, tuple(ns.category or CATEGORIES))
     if ns.limit:
         kernels = kernels[: ns.limit]
+    earlier: list[Verdict] = []
+    if ns.resume and Path(ns.resume).is_file():
+        for line in Path(ns.resume).read_text().splitlines():
+            if line.strip():
+                earlier.append(Verdict(**json.loads(line)))
+        seen = {(v.ir, v.kernel) for v in earlier}
+        earlier = [v for v in earlier if any((k.ir, k.kernel) == (v.ir, v.kernel) for k in kernels)]
+        kernels = [k for k in kernels if (k.ir, k.kernel) not in seen]
+    # The big PoCL tests (hundreds of builtin calls in one kernel) last.
+    kernels.sort(key=lambda k: (k.category != "benchmark", (root / k.ir).stat().st_size > 400_000))
     done = 0
+    lock = threading.Lock()
 
     def one(v: Verdict) -> Verdict:
         nonlocal done
         r = survey_kernel(root, v, widths, ns.timeout)
-        done += 1
-        print(f"\r{done}/{len(kernels)}", end="", file=sys.stderr, flush=True)
+        with lock:
+            done += 1
+            print(f"\r{done}/{len(kernels)}", end="", file=sys.stderr, flush=True)
+            if ns.resume:
+                with open(ns.resume, "a") as fh:
+                    fh.write(json.dumps(asdict(r)) + "\n")
         return r
 
     with ThreadPoolExecutor(max(1, ns.jobs)) as ex:
-        results = list(ex.map(one, kernels))
+        results = earlier + list(ex.map(one, kernels))
     print(file=sys.stderr)
     if ns.verbose:
         for r in results:
