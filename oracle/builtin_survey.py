@@ -77,6 +77,10 @@ def judge(statuses: list[tuple[int, str, str]]) -> tuple[str, str]:
         return "not judged", "no NDRange ran"
     for _w, st, detail in statuses:
         if st == "unsupported-input" and _MISSING.search(detail):
+            m = re.search(r"(?:unsupported builtin|undefined function) (\S+)", detail)
+            if m and not m.group(1).startswith(("_Z", "printf")):
+                # A function of the kernel's program defined in another file: not a builtin.
+                return "not judged", detail
             return "unsupported builtin", detail
     scalar_bad = [(st, d) for _w, st, d in statuses if st in ("scalar-fault", "scalar-race", "unsupported-input")]
     if scalar_bad:
@@ -167,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     if ns.resume and Path(ns.resume).is_file():
         for line in Path(ns.resume).read_text().splitlines():
             if line.strip():
-                earlier.append(Verdict(**json.loads(line)))
+                v = Verdict(**json.loads(line))
+                if v.verdict == "unsupported builtin":
+                    v.verdict = judge([(0, "unsupported-input", v.detail)])[0]
+                earlier.append(v)
         seen = {(v.ir, v.kernel) for v in earlier}
         earlier = [v for v in earlier if any((k.ir, k.kernel) == (v.ir, v.kernel) for k in kernels)]
         kernels = [k for k in kernels if (k.ir, k.kernel) not in seen]
