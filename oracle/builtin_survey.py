@@ -109,6 +109,14 @@ def kernel_module(text: str, kernel: str) -> str:
     return llvm_bridge.run_passes(mod, ["globaldce", "strip-dead-prototypes"])
 
 
+def _images(v: Verdict) -> Verdict:
+    # An image parameter stops the launch inference before any builtin is
+    # looked up: images are a builtin family the runtime lacks.
+    if v.verdict == "not judged" and re.search(r"spirv\.Image|ocl_image", v.detail):
+        v.verdict = "unsupported builtin"
+    return v
+
+
 def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> Verdict:
     """Check one kernel at `widths`; fill in its verdict."""
     text = (root / v.ir).read_text(errors="replace")
@@ -121,13 +129,13 @@ def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> 
         rep = check(text, kernel=v.kernel, widths=widths, timeout=timeout)
     except CaseError as exc:
         v.verdict, v.detail = "not judged", f"launch: {exc}"
-        return v
+        return _images(v)
     except Exception as exc:  # noqa: BLE001 - one kernel must not end the survey
         v.verdict, v.detail = "defect", f"oracle error: {type(exc).__name__}: {exc}"
         return v
     v.verdict, v.detail = judge([(r.width, r.status, r.detail) for r in rep.results])
     v.detail = " ".join(v.detail.split())[:400]
-    return v
+    return _images(v)
 
 
 def table(results: list[Verdict]) -> str:
@@ -174,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 v = Verdict(**json.loads(line))
                 if v.verdict == "unsupported builtin":
                     v.verdict = judge([(0, "unsupported-input", v.detail)])[0]
-                earlier.append(v)
+                earlier.append(_images(v))
         seen = {(v.ir, v.kernel) for v in earlier}
         earlier = [v for v in earlier if any((k.ir, k.kernel) == (v.ir, v.kernel) for k in kernels)]
         kernels = [k for k in kernels if (k.ir, k.kernel) not in seen]
