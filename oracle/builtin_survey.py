@@ -30,6 +30,7 @@ import argparse
 import json
 import re
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -76,6 +77,10 @@ def judge(statuses: list[tuple[int, str, str]]) -> tuple[str, str]:
         return "not judged", "no NDRange ran"
     for _w, st, detail in statuses:
         if st == "unsupported-input" and _MISSING.search(detail):
+            m = re.search(r"(?:unsupported builtin|undefined function) (\S+)", detail)
+            if m and not m.group(1).startswith(("_Z", "printf")):
+                # A function of the kernel's program defined in another file: not a builtin.
+                return "not judged", detail
             return "unsupported builtin", detail
     scalar_bad = [(st, d) for _w, st, d in statuses if st in ("scalar-fault", "scalar-race", "unsupported-input")]
     if scalar_bad:
@@ -104,6 +109,14 @@ def kernel_module(text: str, kernel: str) -> str:
     return llvm_bridge.run_passes(mod, ["globaldce", "strip-dead-prototypes"])
 
 
+def _images(v: Verdict) -> Verdict:
+    # An image parameter stops the launch inference before any builtin is
+    # looked up: images are a builtin family the runtime lacks.
+    if v.verdict == "not judged" and re.search(r"spirv\.Image|ocl_image", v.detail):
+        v.verdict = "unsupported builtin"
+    return v
+
+
 def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> Verdict:
     """Check one kernel at `widths`; fill in its verdict."""
     text = (root / v.ir).read_text(errors="replace")
@@ -116,13 +129,13 @@ def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> 
         rep = check(text, kernel=v.kernel, widths=widths, timeout=timeout)
     except CaseError as exc:
         v.verdict, v.detail = "not judged", f"launch: {exc}"
-        return v
+        return _images(v)
     except Exception as exc:  # noqa: BLE001 - one kernel must not end the survey
         v.verdict, v.detail = "defect", f"oracle error: {type(exc).__name__}: {exc}"
         return v
     v.verdict, v.detail = judge([(r.width, r.status, r.detail) for r in rep.results])
     v.detail = " ".join(v.detail.split())[:400]
-    return v
+    return _images(v)
 
 
 def table(results: list[Verdict]) -> str:
@@ -147,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels")
     p.add_argument("--verbose", action="store_true", help="one line per kernel that does not match")
     p.add_argument("--json", help="write every verdict to this file")
+    p.add_argument("--resume", help="append each verdict to this JSON-lines file as it comes, and skip "
+                   "the kernels it already holds (a long survey can be stopped and resumed)")
     ns = p.parse_args(argv)
     root = Path(ns.dir)
     if not (root / "catalogue.json").is_file():
@@ -160,17 +175,35 @@ def main(argv: list[str] | None = None) -> int:
     kernels = select(root, tuple(ns.category or CATEGORIES))
     if ns.limit:
         kernels = kernels[: ns.limit]
+    earlier: list[Verdict] = []
+    if ns.resume and Path(ns.resume).is_file():
+        for line in Path(ns.resume).read_text().splitlines():
+            if line.strip():
+                v = Verdict(**json.loads(line))
+                if v.verdict == "unsupported builtin":
+                    v.verdict = judge([(0, "unsupported-input", v.detail)])[0]
+                earlier.append(_images(v))
+        seen = {(v.ir, v.kernel) for v in earlier}
+        earlier = [v for v in earlier if any((k.ir, k.kernel) == (v.ir, v.kernel) for k in kernels)]
+        kernels = [k for k in kernels if (k.ir, k.kernel) not in seen]
+    # The big PoCL tests (hundreds of builtin calls in one kernel) last.
+    kernels.sort(key=lambda k: (k.category != "benchmark", (root / k.ir).stat().st_size > 400_000))
     done = 0
+    lock = threading.Lock()
 
     def one(v: Verdict) -> Verdict:
         nonlocal done
         r = survey_kernel(root, v, widths, ns.timeout)
-        done += 1
-        print(f"\r{done}/{len(kernels)}", end="", file=sys.stderr, flush=True)
+        with lock:
+            done += 1
+            print(f"\r{done}/{len(kernels)}", end="", file=sys.stderr, flush=True)
+            if ns.resume:
+                with open(ns.resume, "a") as fh:
+                    fh.write(json.dumps(asdict(r)) + "\n")
         return r
 
     with ThreadPoolExecutor(max(1, ns.jobs)) as ex:
-        results = list(ex.map(one, kernels))
+        results = earlier + list(ex.map(one, kernels))
     print(file=sys.stderr)
     if ns.verbose:
         for r in results:

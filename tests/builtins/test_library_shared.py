@@ -120,3 +120,13 @@ def test_kernel_clock_counts_calls() -> None:
     assert "__oracle_clock" in em.decls
     with pytest.raises(runtime.Unsupported):
         runtime.builtin_definition("_Z17clock_read_devicev", runtime.FnSig("i32", ()), em)
+
+
+def test_a_call_with_uniform_arguments_stays_one_call() -> None:
+    text = KERNEL.replace("%e = call spir_func float @_Z3expf(float %x)", "%e0 = call spir_func float @_Z3expf(float 2.0)\n"
+                          "  %e = fadd float %e0, %x")
+    body = _vector_body(vectorize(text, kernel="k", width=8).ir, 8)
+    assert body.count("@_Z3expf(") == 1
+    assert "@_Z3sinf(" not in body  # varying: inlined
+    rep = check(text, kernel="k", widths=[8])
+    assert rep.results and all(r.status == "match" for r in rep.results)

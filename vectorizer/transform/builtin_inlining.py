@@ -168,10 +168,14 @@ def inline_library_builtins(function: V.Function, module: V.Module) -> int:
     wanted: dict[str, tuple[str, list[str]]] = {}
     calls: list[I.CallInst] = []
     groups = _noinline_groups(module)
+    varying = _maybe_varying(function)
     for inst in function.instructions():
         if isinstance(inst, I.CallInst):
             fn = _library_callee(inst, groups)
-            if fn is not None:
+            # A call whose arguments are the same in every work-item stays a
+            # call: the packetizer runs it once (pure) or per lane (exact
+            # either way), and the kernel does not grow by its body.
+            if fn is not None and any(id(a) in varying for a in inst.args):
                 calls.append(inst)
                 fty = fn.function_type
                 wanted.setdefault(fn.name, (str(fty.return_type), [str(p) for p in fty.params]))
@@ -197,6 +201,69 @@ def inline_library_builtins(function: V.Function, module: V.Module) -> int:
     if count:
         _adopt_declarations(function, module, lib)
     return count
+
+
+def _maybe_varying(function: V.Function) -> set[int]:
+    """Ids of the values that may differ between work-items: a conservative
+    over-approximation (a value missing here is uniform), computed before
+    the preparation passes. Work-item queries, atomics and calls of unknown
+    functions are roots; a load is varying once any store may write a
+    varying value or through a varying address; a phi once any branch is
+    varying."""
+    from ..builtins.info import is_pure_callee
+    from ..builtins.work_item import work_item_query
+
+    insts = list(function.instructions())
+    out: set[int] = set()
+    memory = divergent = False
+    changed = True
+    while changed:
+        changed = False
+        for inst in insts:
+            ops = [op for op in inst.operands if not isinstance(op, V.BasicBlock)]
+            tainted_op = any(id(op) in out for op in ops)
+            if isinstance(inst, I.StoreInst) and tainted_op and not memory:
+                memory = changed = True
+            if isinstance(inst, (I.BranchInst, I.SwitchInst)) and tainted_op and not divergent:
+                divergent = changed = True
+            if id(inst) in out:
+                continue
+            if isinstance(inst, I.CallInst):
+                fn = inst.called_function
+                name = fn.name if fn is not None else None
+                pure = is_pure_callee(name)
+                if not pure and any(id(a) in out for a in inst.args) and not memory:
+                    memory = changed = True  # it may store what it was given
+                if work_item_query(name) is not None or fn is None:
+                    t = True
+                elif pure:
+                    t = tainted_op
+                else:
+                    # Effects: atomics and unknown functions differ per call;
+                    # the library's loads (vloadn) read memory like a load.
+                    t = library_reader(name) is False or tainted_op or memory
+            elif isinstance(inst, (I.AtomicRMWInst, I.AtomicCmpXchgInst)):
+                t = True
+                if not memory:
+                    memory = changed = True
+            elif isinstance(inst, I.LoadInst):
+                t = memory or tainted_op
+            elif isinstance(inst, I.PhiNode):
+                t = divergent or tainted_op
+            else:
+                t = tainted_op
+            if t:
+                out.add(id(inst))
+                changed = True
+    return out
+
+
+def library_reader(name: str | None) -> bool:
+    """Is `name` a builtin the library defines (its effects are memory
+    accesses through its pointer arguments, nothing else)?"""
+    from ..builtins import library
+
+    return name is not None and library.lookup(name) is not None
 
 
 def _adopt_declarations(function: V.Function, module: V.Module, lib: V.Module) -> None:
