@@ -82,6 +82,16 @@ def rewrite_calls(text: str) -> str:
     """Route every call of `printf` in module text `text` to its recorder."""
     if "@printf(" not in text:
         return text
+    if "*" in text:
+        # Typed-pointer syntax (`i8 addrspace(2)*`, `[8 x i8]*`), which LLVM
+        # still reads as opaque pointers: take LLVM's printed form, the one
+        # the vectorized run has, so both runs record the same calls.
+        from vectorizer.llvm_bridge import IRError, canonicalize
+
+        try:
+            text = canonicalize(text)
+        except IRError:
+            pass  # left to the caller's own parse, which reports it
     out: list[str] = []
     decls: dict[str, str] = {}
     pos = 0
