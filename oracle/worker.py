@@ -442,20 +442,24 @@ class Worker:
             if self.proc is not None:
                 self.kill()
             self._start()
-        assert self.proc is not None and self.proc.stdin and self.proc.stdout
+        proc = self.proc
+        assert proc is not None and proc.stdin and proc.stdout
         if msg[0] == "run":
             self.kernel_runs += 1
         try:
-            budget = Budget(timeout, self.proc.pid)
-            _write_msg(self.proc.stdin.fileno(), msg)
-            return _read_msg(self.proc.stdout.fileno(), budget)
+            budget = Budget(timeout, proc.pid)
+            _write_msg(proc.stdin.fileno(), msg)
+            return _read_msg(proc.stdout.fileno(), budget)
         except TimeoutError:
             self.kill()
             self.restarts += 1
             return Failure("timeout", f"no answer within {timeout:g}s")
-        except (EOFError, OSError):
+        except (EOFError, OSError, ValueError):
+            # ValueError: kill() from another thread (a campaign's close())
+            # closed the pipes under us.
+            ours = self.proc is proc  # else kill() took it: a SIGKILL of our own
             try:
-                code = self.proc.wait(5)
+                code = proc.wait(5)
             except subprocess.TimeoutExpired:
                 code = None
             tail = self._stderr_tail()
@@ -469,7 +473,8 @@ class Worker:
                 what = f"worker killed by {name}"
             else:
                 what = f"worker exited with status {code}"
-            return Failure("crash", what + (f" ({tail})" if tail else ""), killed=code == -signal.SIGKILL)
+            return Failure("crash", what + (f" ({tail})" if tail else ""),
+                           killed=ours and code == -signal.SIGKILL)
 
 
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+) in (\S+)', re.M)

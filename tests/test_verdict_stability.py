@@ -134,3 +134,36 @@ def test_stability_diff_names_every_differing_or_missing_verdict() -> None:
     assert diff(a, b) == ["k W=8: match | then mismatch", "seed 1: match=3 | then (absent)",
                           "seed 2: (absent) | then match=3"]
     assert diff(a, dict(a)) == []
+
+
+def _after(seconds: float, fn) -> None:  # noqa: ANN001
+    import threading
+
+    t = threading.Timer(seconds, fn)
+    t.daemon = True
+    t.start()
+
+
+def test_a_worker_killed_from_outside_is_replaced_and_the_request_resent() -> None:
+    import signal
+
+    w = W.Worker()
+    try:
+        first = w.call(("ping",), 60.0)[1]
+        _after(1.0, lambda: os.kill(first, signal.SIGKILL))  # as the out-of-memory killer would
+        assert w.call(("sleep", 2.0), 60.0) == ("ok",)
+        assert w.call(("ping",), 60.0)[1] != first
+    finally:
+        w.kill()
+
+
+def test_a_worker_stopped_by_its_owner_is_not_restarted() -> None:
+    w = W.Worker()
+    try:
+        w.call(("ping",), 60.0)
+        _after(1.0, w.kill)  # a campaign's close() while a check waits
+        res = w.call(("sleep", 2.0), 60.0)
+        assert isinstance(res, W.Failure) and res.kind == "crash" and not res.killed
+        assert w.proc is None
+    finally:
+        w.kill()
