@@ -8,6 +8,7 @@
     vecz-fuzz mutation-score --kernels 500 [--profile uniform] [--json]
     vecz-fuzz report JOURNAL [--json]                 # a journal's report, nothing run
     vecz-fuzz stability [--count 300] [--jobs 2] [--survey DIR | --no-survey]  # two runs, same verdicts?
+    vecz-fuzz throughput [--count 100] [--jobs 1] [--profile default] [--rotate]  # configurations/s
 
 Subcommands are registered in `SUBCOMMANDS` (name -> (add_arguments, run)),
 so later commands (campaigns) plug in without touching the others.
@@ -423,6 +424,29 @@ def _stability(ns: argparse.Namespace) -> int:
     return 1 if any(c.differences for c in comps) else 0
 
 
+def _throughput_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=seed_arg, default=0, help="first seed (default 0)")
+    p.add_argument("--count", type=count_arg, default=100, help="seeds (default 100)")
+    p.add_argument("--jobs", type=jobs_arg, default=1, help="oracle workers (default 1)")
+    p.add_argument("--profile", choices=sorted(PROFILES), default="default",
+                   help="generator profile (default: default)")
+    p.add_argument("--rotate", action="store_true",
+                   help="rotate profiles, choices and widths as `vecz-fuzz run` does")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _throughput(ns: argparse.Namespace) -> int:
+    from .campaign import Spec
+    from .throughput import measure
+
+    if ns.count < 1:
+        raise UsageError("--count must be at least 1")
+    spec = Spec(profile=None if ns.rotate else ns.profile, rotate=ns.rotate)
+    res = measure(spec, ns.seed, ns.count, ns.jobs or os.cpu_count() or 1)
+    print(json.dumps(res.to_json()) if ns.json else res.line())
+    return 0
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                              Callable[[argparse.Namespace], int]]] = {
     "generate": ("write one generated kernel (a case file)", _generate_args, _generate),
@@ -435,6 +459,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
                        _mutation_args, _mutation_score),
     "report": ("the report of a campaign journal, without running anything",
                _report_args, _report),
+    "throughput": ("kernel-configurations per second per job and per CPU second of a campaign",
+                   _throughput_args, _throughput),
     "stability": ("the peer survey and a campaign, each run twice: do the verdicts differ?",
                   _stability_args, _stability),
 }

@@ -178,38 +178,57 @@ def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: s
 WALL_CAP_FACTOR = 20.0
 
 
-def _run_delay(pid: int) -> float | None:
-    """Seconds the main thread of process `pid` has spent runnable but waiting
-    for a CPU (Linux's /proc/PID/schedstat, second field), or None."""
+def _run_delays(pid: int) -> dict[int, float] | None:
+    """Thread id -> seconds waiting for a CPU, for every thread of process
+    `pid` (the vectorizer runs on a thread of its own), or None."""
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return None
+    out: dict[int, float] = {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                out[int(tid)] = int(f.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            continue  # the thread ended meanwhile
+    return out or None
+
+
+# How often (seconds) a waiting request reads the worker's statistics: a
+# thread that ends takes its statistics with it, so at most this much of
+# its waiting can go uncounted.
+POLL_SECONDS = 0.5
 
 
 class Budget:
     """A request's time limit, counted in the worker's own time: wall-clock
-    time minus the time the worker waited for a CPU that other processes
-    held. A kernel, a vectorize or a build request therefore gets the same
-    verdict on an idle machine and on one running other jobs: only its own
-    running (or sleeping) counts. Without scheduler statistics (not Linux)
-    it is the wall clock. `WALL_CAP_FACTOR` times the limit on the wall
-    clock ends a request however little it ran."""
+    time minus the time the worker's threads waited for a CPU that other
+    processes held. A kernel, a vectorize or a build request therefore gets
+    the same verdict on an idle machine and on one running other jobs: only
+    its own running (or sleeping) counts. Without scheduler statistics (not
+    Linux) it is the wall clock. `WALL_CAP_FACTOR` times the limit on the
+    wall clock ends a request however little it ran."""
 
     def __init__(self, seconds: float, pid: int | None = None) -> None:
         self.seconds = seconds
         self.pid = pid
         self.t0 = time.monotonic()
-        self.delay0 = _run_delay(pid) if pid is not None else None
+        start = _run_delays(pid) if pid is not None else None
+        self.start = start or {}
+        self.seen = dict(self.start)  # thread -> its waiting when last read
+        self.timed = start is not None
 
     def elapsed(self) -> float:
         """The worker's own seconds since the request was sent."""
         wall = time.monotonic() - self.t0
-        if self.delay0 is None or self.pid is None:
+        if not self.timed or self.pid is None:
             return wall
-        now = _run_delay(self.pid)
-        return wall if now is None else max(0.0, wall - (now - self.delay0))
+        now = _run_delays(self.pid)
+        if now is not None:
+            self.seen.update(now)
+        waited = sum(d - self.start.get(tid, 0.0) for tid, d in self.seen.items())
+        return max(0.0, wall - waited)
 
     def left(self) -> float:
         """Seconds (at least) before the budget can be spent; <= 0 when it is."""
@@ -227,8 +246,8 @@ def _read_exact(fd: int, n: int, deadline: Budget | None) -> bytes:
             if left <= 0:
                 raise TimeoutError
             # The worker's own time runs no faster than the wall clock: wait
-            # `left` seconds, then ask again how much of it the worker used.
-            if select.select([fd], [], [], left)[0]:
+            # up to `left` seconds, then ask again how much of it the worker used.
+            if select.select([fd], [], [], min(left, POLL_SECONDS))[0]:
                 break
         chunk = os.read(fd, min(n - got, 1 << 20))
         if not chunk:
@@ -450,20 +469,24 @@ class Worker:
             if self.proc is not None:
                 self.kill()
             self._start()
-        assert self.proc is not None and self.proc.stdin and self.proc.stdout
+        proc = self.proc
+        assert proc is not None and proc.stdin and proc.stdout
         if msg[0] == "run":
             self.kernel_runs += 1
         try:
-            budget = Budget(timeout, self.proc.pid)
-            _write_msg(self.proc.stdin.fileno(), msg)
-            return _read_msg(self.proc.stdout.fileno(), budget)
+            budget = Budget(timeout, proc.pid)
+            _write_msg(proc.stdin.fileno(), msg)
+            return _read_msg(proc.stdout.fileno(), budget)
         except TimeoutError:
             self.kill()
             self.restarts += 1
             return Failure("timeout", f"no answer within {timeout:g}s")
-        except (EOFError, OSError):
+        except (EOFError, OSError, ValueError):
+            # ValueError: kill() from another thread (a campaign's close())
+            # closed the pipes under us.
+            ours = self.proc is proc  # else kill() took it: a SIGKILL of our own
             try:
-                code = self.proc.wait(5)
+                code = proc.wait(5)
             except subprocess.TimeoutExpired:
                 code = None
             tail = self._stderr_tail()
@@ -477,7 +500,8 @@ class Worker:
                 what = f"worker killed by {name}"
             else:
                 what = f"worker exited with status {code}"
-            return Failure("crash", what + (f" ({tail})" if tail else ""), killed=code == -signal.SIGKILL)
+            return Failure("crash", what + (f" ({tail})" if tail else ""),
+                           killed=ours and code == -signal.SIGKILL)
 
 
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+) in (\S+)', re.M)

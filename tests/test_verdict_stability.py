@@ -92,7 +92,7 @@ def test_verdicts_are_the_same_with_the_cpus_busy() -> None:
 def test_budget_does_not_count_time_spent_waiting_for_a_cpu(monkeypatch) -> None:
     clock = {"wall": 100.0, "delay": 7.0}
     monkeypatch.setattr(W.time, "monotonic", lambda: clock["wall"])
-    monkeypatch.setattr(W, "_run_delay", lambda pid: clock["delay"])
+    monkeypatch.setattr(W, "_run_delays", lambda pid: {pid: clock["delay"]})
     b = W.Budget(2.0, pid=1)
     # 3 s on the wall clock, 2.5 of them waiting for a CPU: half a second used.
     clock["wall"] += 3.0
@@ -107,23 +107,38 @@ def test_budget_does_not_count_time_spent_waiting_for_a_cpu(monkeypatch) -> None
 def test_budget_ends_at_the_wall_clock_cap_and_without_statistics(monkeypatch) -> None:
     clock = {"wall": 0.0}
     monkeypatch.setattr(W.time, "monotonic", lambda: clock["wall"])
-    monkeypatch.setattr(W, "_run_delay", lambda pid: clock["wall"])  # starved throughout
+    monkeypatch.setattr(W, "_run_delays", lambda pid: {pid: clock["wall"]})  # starved throughout
     b = W.Budget(1.0, pid=1)
     clock["wall"] = W.WALL_CAP_FACTOR * 1.0 - 0.1
     assert b.left() == 1.0
     clock["wall"] = W.WALL_CAP_FACTOR * 1.0
     assert b.left() == 0.0
     # No scheduler statistics: the wall clock.
-    monkeypatch.setattr(W, "_run_delay", lambda pid: None)
+    monkeypatch.setattr(W, "_run_delays", lambda pid: None)
     b = W.Budget(1.0, pid=1)
     clock["wall"] += 0.75
     assert b.left() == 0.25
 
 
-def test_run_delay_reads_this_process() -> None:
-    d = W._run_delay(os.getpid())
-    if sys.platform.startswith("linux"):  # /proc/PID/schedstat
-        assert d is not None and d >= 0.0
+def test_budget_counts_the_waiting_of_every_thread_even_one_that_ended(monkeypatch) -> None:
+    clock = {"wall": 0.0}
+    threads = {1: 0.0, 2: 5.0}  # the main thread, the vectorizer's thread
+    monkeypatch.setattr(W.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(W, "_run_delays", lambda pid: dict(threads))
+    b = W.Budget(10.0, pid=1)
+    clock["wall"] = 4.0
+    threads[2] = 8.0  # 3 of its 4 seconds waiting for a CPU
+    threads[3] = 0.5  # a thread started meanwhile, waited half a second
+    assert b.elapsed() == 0.5
+    del threads[2], threads[3]  # they end: what was seen of them still counts
+    clock["wall"] = 5.0
+    assert b.elapsed() == 1.5
+
+
+def test_run_delays_read_this_process() -> None:
+    d = W._run_delays(os.getpid())
+    if sys.platform.startswith("linux"):  # /proc/PID/task/TID/schedstat
+        assert d is not None and os.getpid() in d and all(v >= 0.0 for v in d.values())
 
 
 def test_stability_diff_names_every_differing_or_missing_verdict() -> None:
@@ -134,3 +149,36 @@ def test_stability_diff_names_every_differing_or_missing_verdict() -> None:
     assert diff(a, b) == ["k W=8: match | then mismatch", "seed 1: match=3 | then (absent)",
                           "seed 2: (absent) | then match=3"]
     assert diff(a, dict(a)) == []
+
+
+def _after(seconds: float, fn) -> None:  # noqa: ANN001
+    import threading
+
+    t = threading.Timer(seconds, fn)
+    t.daemon = True
+    t.start()
+
+
+def test_a_worker_killed_from_outside_is_replaced_and_the_request_resent() -> None:
+    import signal
+
+    w = W.Worker()
+    try:
+        first = w.call(("ping",), 60.0)[1]
+        _after(1.0, lambda: os.kill(first, signal.SIGKILL))  # as the out-of-memory killer would
+        assert w.call(("sleep", 2.0), 60.0) == ("ok",)
+        assert w.call(("ping",), 60.0)[1] != first
+    finally:
+        w.kill()
+
+
+def test_a_worker_stopped_by_its_owner_is_not_restarted() -> None:
+    w = W.Worker()
+    try:
+        w.call(("ping",), 60.0)
+        _after(1.0, w.kill)  # a campaign's close() while a check waits
+        res = w.call(("sleep", 2.0), 60.0)
+        assert isinstance(res, W.Failure) and res.kind == "crash" and not res.killed
+        assert w.proc is None
+    finally:
+        w.kill()

@@ -12,6 +12,7 @@ there is one place that knows llvmlite's quirks:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,6 +94,16 @@ def parse(src: str | bytes | llvm.ModuleRef, verify: bool = True) -> llvm.Module
 def canonicalize(src: str | bytes | llvm.ModuleRef) -> str:
     """Parse, verify and re-print `src` as LLVM 22 prints it (opaque pointers,
     upgraded intrinsics): the only text our own parser ever reads."""
+    if isinstance(src, str):
+        return _canonical_text(src)
+    return str(parse(src))
+
+
+# Pure functions of their text, remembered for the last few texts: the oracle
+# vectorizes one kernel at several widths, dimensions and choices, each time
+# from the same input and through the same preparation passes.
+@functools.lru_cache(maxsize=8)
+def _canonical_text(src: str) -> str:
     return str(parse(src))
 
 
@@ -175,7 +186,17 @@ def optimize(src: str | llvm.ModuleRef, speed_level: int = 3, vectorize: bool = 
 
 def run_function_passes(src: str | llvm.ModuleRef, function: str, passes: Iterable[str]) -> str:
     """Run LLVM function passes over one function of a module, leaving the rest untouched."""
-    mod = src if isinstance(src, llvm.ModuleRef) else parse(src)
+    if isinstance(src, str):
+        return _passes_on_text(src, function, tuple(passes))
+    return _run_function_passes(src, function, passes)
+
+
+@functools.lru_cache(maxsize=8)
+def _passes_on_text(src: str, function: str, passes: tuple[str, ...]) -> str:
+    return _run_function_passes(parse(src), function, passes)
+
+
+def _run_function_passes(mod: llvm.ModuleRef, function: str, passes: Iterable[str]) -> str:
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
     pb = llvm.create_pass_builder(host_target_machine(), pto)
     fpm = llvm.create_new_function_pass_manager()

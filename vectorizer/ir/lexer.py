@@ -73,8 +73,28 @@ class Token(NamedTuple):
     start: int
 
 
+# The token lists of the last few texts: a campaign vectorizes one kernel at
+# several widths, dimensions and choices, and each run parses the same input
+# (and the same prepared module) again. Tokens are immutable and the parser
+# only reads the list, so one list can serve every parse of a text.
+_RECENT: dict[str, list[Token]] = {}
+_RECENT_MAX = 4
+
+
 def tokenize(src: str) -> list[Token]:
-    """All tokens of `src` (without whitespace/comments), ending with EOF."""
+    """All tokens of `src` (without whitespace/comments), ending with EOF.
+    The list is shared between calls with the same text: do not modify it."""
+    hit = _RECENT.get(src)
+    if hit is not None:
+        return hit
+    out = _tokenize(src)
+    if len(_RECENT) >= _RECENT_MAX:
+        del _RECENT[next(iter(_RECENT))]
+    _RECENT[src] = out
+    return out
+
+
+def _tokenize(src: str) -> list[Token]:
     out: list[Token] = []
     append = out.append
     first = _FIRST
