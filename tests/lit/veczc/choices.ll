@@ -48,11 +48,12 @@
 ; PUL-LABEL: define spir_kernel void @__vecz_v4_loopsqrt(
 ; PUL:         fmul <4 x float>
 
+; The library body of sqrt (llvm.sqrt) is inlined first, then instantiated per lane.
 ; ICL-LABEL: define spir_kernel void @__vecz_v4_loopsqrt(
 ; ICL-NOT:     llvm.sqrt.v4f32
-; ICL:         call float @_Z4sqrtf(float %a.l1)
-; ICL:         call float @_Z4sqrtf(float %a.l2)
-; ICL:         call float @_Z4sqrtf(float %a.l3)
+; ICL:         call float @llvm.sqrt.f32(float %a.l1)
+; ICL:         call float @llvm.sqrt.f32(float %a.l2)
+; ICL:         call float @llvm.sqrt.f32(float %a.l3)
 
 ; FS-LABEL: define spir_kernel void @__vecz_v4_vec(
 ; FS-NOT:     fmul <2 x float>
