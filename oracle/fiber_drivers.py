@@ -121,6 +121,48 @@ def _state(slot: int) -> str:
 # ------------------------------------------------------------ scheduler
 
 
+def enter_fiber(rec: str) -> str:
+    """IR lines that make the fiber whose record `rec` points to (an IR
+    value) the running work-item: its local ids into the state, the
+    sanitizer's hooks (the work-item, global linear id + 1, and its stack
+    top) and `@__oracle_wg_cur`. Shared by the scheduler and the sub-group
+    rendezvous (oracle.subgroups), which switch to fibers directly."""
+    return f"""  %p0 = getelementptr i8, ptr {rec}, i64 {_LID}
+  %l0 = load i64, ptr %p0, align 8
+  store i64 %l0, ptr {_state(0)}, align 8
+  %p1 = getelementptr i8, ptr {rec}, i64 {_LID + 8}
+  %l1 = load i64, ptr %p1, align 8
+  store i64 %l1, ptr {_state(1)}, align 8
+  %p2 = getelementptr i8, ptr {rec}, i64 {_LID + 16}
+  %l2 = load i64, ptr %p2, align 8
+  store i64 %l2, ptr {_state(2)}, align 8
+  %gg0 = load i64, ptr {_state(3)}, align 8
+  %gg1 = load i64, ptr {_state(4)}, align 8
+  %gg2 = load i64, ptr {_state(5)}, align 8
+  %ls0 = load i64, ptr {_state(6)}, align 8
+  %ls1 = load i64, ptr {_state(7)}, align 8
+  %ls2 = load i64, ptr {_state(8)}, align 8
+  %gs0 = load i64, ptr {_state(16)}, align 8
+  %gs1 = load i64, ptr {_state(17)}, align 8
+  %gm0 = mul i64 %gg0, %ls0
+  %gi0 = add i64 %gm0, %l0
+  %gm1 = mul i64 %gg1, %ls1
+  %gi1 = add i64 %gm1, %l1
+  %gm2 = mul i64 %gg2, %ls2
+  %gi2 = add i64 %gm2, %l2
+  %lin2 = mul i64 %gi2, %gs1
+  %lin1 = add i64 %lin2, %gi1
+  %lin1m = mul i64 %lin1, %gs0
+  %lin0 = add i64 %lin1m, %gi0
+  %item = add i64 %lin0, 1
+  store i64 %item, ptr @__oracle_san_item, align 8
+  %ptop = getelementptr i8, ptr {rec}, i64 {_TOP}
+  %top = load i64, ptr %ptop, align 8
+  store i64 %top, ptr @__oracle_san_stack_hi, align 8
+  store ptr {rec}, ptr @__oracle_wg_cur, align 8
+"""
+
+
 def scheduler_text() -> str:
     """The scheduler, the barrier, fiber set-up and fault messages: the same
     for every driver of a module."""
@@ -281,41 +323,7 @@ body:
   br i1 %was.done, label %count.done, label %resume
 resume:
   ; The work-item state is the resumed fiber's.
-  %p0 = getelementptr i8, ptr %rec, i64 {_LID}
-  %l0 = load i64, ptr %p0, align 8
-  store i64 %l0, ptr {_state(0)}, align 8
-  %p1 = getelementptr i8, ptr %rec, i64 {_LID + 8}
-  %l1 = load i64, ptr %p1, align 8
-  store i64 %l1, ptr {_state(1)}, align 8
-  %p2 = getelementptr i8, ptr %rec, i64 {_LID + 16}
-  %l2 = load i64, ptr %p2, align 8
-  store i64 %l2, ptr {_state(2)}, align 8
-  ; The sanitizer's hooks: the work-item (global linear id + 1) and its stack.
-  %gg0 = load i64, ptr {_state(3)}, align 8
-  %gg1 = load i64, ptr {_state(4)}, align 8
-  %gg2 = load i64, ptr {_state(5)}, align 8
-  %ls0 = load i64, ptr {_state(6)}, align 8
-  %ls1 = load i64, ptr {_state(7)}, align 8
-  %ls2 = load i64, ptr {_state(8)}, align 8
-  %gs0 = load i64, ptr {_state(16)}, align 8
-  %gs1 = load i64, ptr {_state(17)}, align 8
-  %gm0 = mul i64 %gg0, %ls0
-  %gi0 = add i64 %gm0, %l0
-  %gm1 = mul i64 %gg1, %ls1
-  %gi1 = add i64 %gm1, %l1
-  %gm2 = mul i64 %gg2, %ls2
-  %gi2 = add i64 %gm2, %l2
-  %lin2 = mul i64 %gi2, %gs1
-  %lin1 = add i64 %lin2, %gi1
-  %lin1m = mul i64 %lin1, %gs0
-  %lin0 = add i64 %lin1m, %gi0
-  %item = add i64 %lin0, 1
-  store i64 %item, ptr @__oracle_san_item, align 8
-  %ptop = getelementptr i8, ptr %rec, i64 {_TOP}
-  %top = load i64, ptr %ptop, align 8
-  store i64 %top, ptr @__oracle_san_stack_hi, align 8
-  store ptr %rec, ptr @__oracle_wg_cur, align 8
-  %cp = getelementptr i8, ptr %rec, i64 {_CTX}
+{enter_fiber('%rec')}  %cp = getelementptr i8, ptr %rec, i64 {_CTX}
   %ctx = load ptr, ptr %cp, align 8
   call void @__oracle_fiber_switch(ptr {home}, ptr %ctx)
   %st2 = load i64, ptr %rec, align 8

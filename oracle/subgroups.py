@@ -50,7 +50,7 @@ from collections.abc import Iterable
 from vectorizer.analysis import subgroups as names
 
 from . import fibers
-from .fiber_drivers import _Fn, quote
+from .fiber_drivers import _Fn, enter_fiber, quote
 from .runtime import FnSig, Unsupported, base_name
 
 SG_WIDTH, SG_DIM, SG_RUN = 19, 20, 21  # work-item state slots
@@ -485,40 +485,7 @@ some:
 ; Run fiber `to` (its work-item state first); returns when someone switches back.
 define internal void @__oracle_sg_switch(ptr %from, ptr %to) {{
 entry:
-  %p0 = getelementptr i8, ptr %to, i64 16
-  %l0 = load i64, ptr %p0, align 8
-  store i64 %l0, ptr {_state(0)}, align 8
-  %p1 = getelementptr i8, ptr %to, i64 24
-  %l1 = load i64, ptr %p1, align 8
-  store i64 %l1, ptr {_state(1)}, align 8
-  %p2 = getelementptr i8, ptr %to, i64 32
-  %l2 = load i64, ptr %p2, align 8
-  store i64 %l2, ptr {_state(2)}, align 8
-  %gg0 = load i64, ptr {_state(3)}, align 8
-  %gg1 = load i64, ptr {_state(4)}, align 8
-  %gg2 = load i64, ptr {_state(5)}, align 8
-  %ls0 = load i64, ptr {_state(6)}, align 8
-  %ls1 = load i64, ptr {_state(7)}, align 8
-  %ls2 = load i64, ptr {_state(8)}, align 8
-  %gs0 = load i64, ptr {_state(16)}, align 8
-  %gs1 = load i64, ptr {_state(17)}, align 8
-  %gm0 = mul i64 %gg0, %ls0
-  %gi0 = add i64 %gm0, %l0
-  %gm1 = mul i64 %gg1, %ls1
-  %gi1 = add i64 %gm1, %l1
-  %gm2 = mul i64 %gg2, %ls2
-  %gi2 = add i64 %gm2, %l2
-  %lin2 = mul i64 %gi2, %gs1
-  %lin1 = add i64 %lin2, %gi1
-  %lin1m = mul i64 %lin1, %gs0
-  %lin0 = add i64 %lin1m, %gi0
-  %item = add i64 %lin0, 1
-  store i64 %item, ptr @__oracle_san_item, align 8
-  %ptop = getelementptr i8, ptr %to, i64 56
-  %top = load i64, ptr %ptop, align 8
-  store i64 %top, ptr @__oracle_san_stack_hi, align 8
-  store ptr %to, ptr @__oracle_wg_cur, align 8
-  %fc = getelementptr i8, ptr %from, i64 48
+{enter_fiber('%to')}  %fc = getelementptr i8, ptr %from, i64 48
   %cf = load ptr, ptr %fc, align 8
   %tc = getelementptr i8, ptr %to, i64 48
   %ct = load ptr, ptr %tc, align 8
