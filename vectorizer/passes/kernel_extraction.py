@@ -160,14 +160,9 @@ def _refs(text: str) -> set[str]:
     return set(_GLOBAL_REF.findall(text))
 
 
-def sub_module(parts: ModuleParts, kernel: str) -> tuple[str, set[str]]:
-    """The text of a module holding what vectorizing `kernel` needs, and the
-    names of the functions and globals left out."""
-    if kernel not in parts.functions:
-        raise Irregular("no such kernel")
-    collide = re.compile(rf"^__vecz_v\d+_{re.escape(kernel)}$")
-    keep: set[str] = set()
-    work = [kernel]
+def _reach(parts: ModuleParts, work: list[str], keep: set[str]) -> None:
+    """Add to `keep` every function and global the names in `work` refer to,
+    transitively."""
     while work:
         name = work.pop()
         if name in keep:
@@ -176,18 +171,22 @@ def sub_module(parts: ModuleParts, kernel: str) -> tuple[str, set[str]]:
         e = parts.functions.get(name) or parts.globals.get(name)
         if e is not None:
             work.extend(_refs(e.text) - keep)
+
+
+def sub_module(parts: ModuleParts, kernel: str) -> tuple[str, set[str]]:
+    """The text of a module holding what vectorizing `kernel` needs, and the
+    names of the functions and globals left out."""
+    if kernel not in parts.functions:
+        raise Irregular("no such kernel")
+    collide = re.compile(rf"^__vecz_v\d+_{re.escape(kernel)}$")
+    keep: set[str] = set()
+    work = [kernel]
+    _reach(parts, work, keep)
     for name, f in parts.functions.items():
         if not f.is_kernel or collide.match(name):
             keep.add(name)
             work.extend(_refs(f.text))
-    while work:  # what the kept non-kernels reach
-        name = work.pop()
-        if name in keep:
-            continue
-        keep.add(name)
-        e = parts.functions.get(name) or parts.globals.get(name)
-        if e is not None:
-            work.extend(_refs(e.text) - keep)
+    _reach(parts, work, keep)  # what the kept non-kernels reach
     functions = [f for n, f in parts.functions.items() if n in keep]
     globals_ = [g for n, g in parts.globals.items() if n in keep or n.startswith("__vecz")]
     dropped = {n for n in parts.functions if n not in keep} | {n for n in parts.globals if n not in keep}
