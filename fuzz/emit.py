@@ -100,6 +100,7 @@ from .plan import (
     assigned_vars,
 )
 from .planner import next_pow2
+from .subgroup_kernels import is_collective_builtin, mangle_collective
 
 DATALAYOUT = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 TRIPLE = "x86_64-unknown-linux-gnu"
@@ -1211,7 +1212,9 @@ class FunctionEmitter:
 
     def _builtin(self, e: Builtin) -> V.Value:
         args = [self.expr(a) for a in e.args]
-        if e.name == "convert":
+        if is_collective_builtin(e.name):  # the `subgroup` profile's (fuzz.subgroup_kernels)
+            name = mangle_collective(e.name, [a.ty for a in e.args], e.signed, self.plan.builtins == "mux")
+        elif e.name == "convert":
             name = mangle(f"convert_{_opencl_type(e.ty, e.signed)}{e.suffix}", [a.ty for a in e.args], e.signed)
         else:
             name = mangle(e.name, [a.ty for a in e.args], e.signed)

@@ -73,6 +73,7 @@ class Knobs:
     loop_weight: float = 2.5  # how often a statement is a loop (against 4 for a plain `let`)
     local_memory: bool = True  # __local buffers, each work-item using only its own slots (no barrier)
     workgroup: bool = False  # barriers and __local tiles shared by the group (fuzz.workgroup)
+    subgroup: bool = False  # sub-group builtins and work-group collectives (fuzz.subgroup_kernels)
 
     # NDRanges.
     offsets: bool = True  # non-zero global offsets
@@ -126,6 +127,10 @@ PROFILES: dict[str, dict[str, Any]] = {
     # reductions and prefix scans (fuzz.workgroup); no early return (one
     # before a barrier would be barrier divergence).
     "workgroup": dict(workgroup=True, size=16, early_return=False, max_helpers=1),
+    # Sub-groups: sub-group builtins and work-group collectives in
+    # sub-group-uniform loops and ifs (fuzz.subgroup_kernels); no early
+    # return (one before a collective would leave its sub-group divergent).
+    "subgroup": dict(subgroup=True, size=16, early_return=False, max_helpers=1),
 }
 
 

@@ -179,7 +179,7 @@ class Planner:
         self.c = Choices(source)
         # A work-group kernel never returns early: a return before a barrier
         # is barrier divergence (fuzz.workgroup).
-        self.k = replace(knobs, early_return=False) if knobs.workgroup else knobs
+        self.k = replace(knobs, early_return=False) if knobs.workgroup or knobs.subgroup else knobs
         self.name = name
         self._next_id = 0
         self.scopes: list[list[Var]] = []
@@ -236,13 +236,22 @@ class Planner:
             from .workgroup import WorkGroupPlanner
 
             wg = WorkGroupPlanner(self)
+        sg = None
+        if k.subgroup:
+            from .subgroup_kernels import SubGroupPlanner
+
+            sg = SubGroupPlanner(self)
         while self.budget > 0:
             if wg is not None and c.boolean(0.3):
                 body.extend(wg.phase())
+            elif sg is not None and c.boolean(0.5):
+                body.extend(sg.phase())
             else:
                 body.append(self.stmt(0))
         if wg is not None and not wg.tiles:
             body.extend(wg.phase())
+        if sg is not None and not sg.drawn:
+            body.extend(sg.phase())
         body.extend(self._epilogue())
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"

@@ -16,9 +16,12 @@ any order, and a resumed or distributed campaign covers the matrix alike):
   vectorizes each along every dimension it has).
 
 Axes the user pins on the command line (`--profile`, `--choices`,
-`--widths`) are not rotated. The cycle lengths (9, 13, 5) are coprime, so
-585 consecutive seeds walk through every combination of profile, choices
-and extra width (a profile added to the cycle must keep them coprime).
+`--widths`) are not rotated. The cycle lengths (10, 13, 7) are pairwise
+coprime, so 910 consecutive seeds walk through every combination of
+profile, choices and extra width (a profile or width added to a cycle must
+keep them coprime: with the tenth profile, `subgroup`, five extra widths
+would have repeated the same five (profile, width) pairs, so two widths
+joined).
 """
 
 from __future__ import annotations
@@ -49,9 +52,10 @@ CHOICE_SETS: tuple[str, ...] = (
 )
 PROFILE_CYCLE: tuple[str, ...] = (
     "default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors", "workgroup",
+    "subgroup",
 )
 BASE_WIDTHS: tuple[int, ...] = (1, 4, 8, 16)
-ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 12)
+ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 9, 10, 12)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,17 @@
-"""Random kernels with sub-group builtins and work-group collectives, as
-LLVM IR text, for differential checks of docs/subgroups.md's model.
+"""Random kernels with sub-group builtins and work-group collectives, for
+differential checks of docs/subgroups.md's model. Two generators:
 
-A standalone generator (the main generator's profiles are in
-fuzz/generator.py; this one is to be registered as a profile there once the
-work-group profile is in): `subgroup_kernel(seed, dims)` gives the text of
-one kernel `sg` that reads `in[g]` (i32 and f32 views of one buffer) and
-writes `out[K * g + k]` for each of its K values, g being the work-item's
-global linear id.
+- `SubGroupPlanner`: the main generator's `subgroup` profile (knob
+  `subgroup`): the planner (`fuzz.planner.Planner`) calls its `phase`
+  between its own top-level statements, as it does the work-group
+  planner's; a phase is a few plan statements with collectives (OpenCL C
+  builtins, `Builtin` expressions, mangled by `mangle_collective`). Its
+  rules are in the class's docstring.
+- `subgroup_kernel(seed, dims)`: a standalone text generator (mostly the
+  `__mux_*` names of the peer corpus) that gives the text of one kernel
+  `sg` that reads `in[g]` (i32 and f32 views of one buffer) and writes
+  `out[K * g + k]` for each of its K values, g being the work-item's global
+  linear id. The rules below are about this one.
 
 Undefined behaviour is excluded by construction:
 - every collective is in sub-group-uniform control flow: at the top level,
@@ -25,6 +30,28 @@ Undefined behaviour is excluded by construction:
 from __future__ import annotations
 
 import random
+import re
+from typing import Any
+
+from .plan import (
+    F32,
+    F64,
+    I32,
+    I64,
+    Bin,
+    Builtin,
+    Cast,
+    Cmp,
+    Const,
+    Expr,
+    Extract,
+    If,
+    Let,
+    Loop,
+    Stmt,
+    Ty,
+    Var,
+)
 
 _INT_OPS = ["add", "smin", "smax", "umin", "umax", "mul", "and", "or", "xor"]
 _OPENCL_INT = {"add": "i", "min": "i", "max": "i"}
@@ -251,3 +278,236 @@ class _Gen:
 def subgroup_kernel(seed: int, dims: int = 1, statements: int = 6) -> str:
     """The IR text of kernel `sg` drawn from `seed` (see the module doc)."""
     return _Gen(seed, dims).kernel(statements)
+
+
+# ---------------------------------------------------------------------------
+# The generator's `subgroup` profile
+
+SUB_GROUP_QUERIES = ("get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
+                     "get_sub_group_id", "get_sub_group_local_id")
+_SCANS = ("reduce", "scan_inclusive", "scan_exclusive")
+BALLOT_OPS = ("sub_group_ballot_bit_count", "sub_group_ballot_inclusive_scan",
+              "sub_group_ballot_exclusive_scan", "sub_group_ballot_find_lsb", "sub_group_ballot_find_msb")
+MAX_SG_NEST = 2  # uniform loops and ifs around collectives
+
+
+def is_collective_builtin(name: str) -> bool:
+    """Is `name` (a `Builtin`'s) one of this profile's collectives or queries?"""
+    return name.startswith(("sub_group_", "work_group_")) or name in SUB_GROUP_QUERIES
+
+
+def _code(ty: Ty, signed: bool) -> str:
+    return {"i32": "ij", "i64": "lm", "f32": "ff", "f64": "dd"}[ty.elem][0 if signed else 1]
+
+
+def mangle_collective(name: str, params: list[Ty], signed: bool, mux: bool = False) -> str:
+    """The callee of collective `name` over `params`: the SPIR mangled OpenCL
+    name (lane ids and deltas `uint`, local ids `size_t`, a ballot `uint4`),
+    or, with `mux` and for sub-group reductions and scans, the `__mux_` name."""
+    if not params:
+        return f"_Z{len(name)}{name}v"
+    m = re.fullmatch(r"sub_group_(reduce|scan_inclusive|scan_exclusive)_(add|min|max)", name)
+    if mux and m:
+        ty = params[0]
+        fl = ty.is_float
+        op = m.group(2)
+        op = ("f" + op) if fl else (op if op == "add" else ("s" if signed else "u") + op)
+        return f"__mux_sub_group_{m.group(1)}_{op}_{ty.elem}"
+    if name in BALLOT_OPS:
+        return f"_Z{len(name)}{name}Dv4_j"
+    codes = [_code(params[0], signed)]
+    rest = params[1:]
+    if name.startswith("work_group_broadcast"):
+        codes += ["m"] * len(rest)
+    else:
+        codes += ["j"] * len(rest)
+    return f"_Z{len(name)}{name}{''.join(codes)}"
+
+
+class SubGroupPlanner:
+    """Draws the sub-group phases of one kernel, with the planner's choices.
+
+    Undefined behaviour is excluded by construction:
+    - sub-group collectives are only in sub-group-uniform control flow: the
+      kernel's top level (the profile draws no early return), and the
+      bodies of this planner's own loops and ifs, whose trip counts and
+      conditions are sub-group reductions and votes; never inside the
+      planner's own statements, which cannot leave those loops (they are
+      not on the planner's loop stack);
+    - work-group collectives only at the kernel's top level;
+    - lane indices out of a sub-group, which OpenCL leaves undefined, are
+      defined as zero by the model (docs/subgroups.md) on both sides, so
+      any index is drawn, though mostly small constants;
+    - float values only meet collectives that move them or fold them in the
+      model's order (bit-exact on both sides).
+    """
+
+    def __init__(self, planner: Any) -> None:
+        self.p = planner
+        self.drawn = 0  # collectives drawn
+        self._nest = 0
+
+    def _types(self) -> list[Ty]:
+        ok = (I32, I64, F32, F64)
+        return [t for t in self.p.palette if t in ok] or [I32]
+
+    def _value(self, ty: Ty) -> Expr:
+        return self.p.expr(ty, self.p.k.expr_depth, "any")
+
+    def _bind(self, out: list[Stmt], value: Expr, observe: bool = True) -> Var:
+        p = self.p
+        v = p._var(value.ty, varying=True)
+        out.append(Let(v, value))
+        p.scopes[-1].append(v)
+        if observe:
+            out.append(p._observe(v))
+        return v
+
+    # ------------------------------------------------------------------
+    # Collectives
+
+    def sub_group(self) -> Expr:
+        """One sub-group collective or query (an i32, i64, f32 or f64 value)."""
+        c = self.p.c
+        self.drawn += 1
+        ty = c.choice(self._types())
+        kind = c.weighted([
+            (4.0, "scan"), (1.0, "broadcast"), (2.0, "shuffle"), (1.5, "vote"),
+            (1.5 if not ty.is_float else 0.0, "ballot"), (1.0, "query"),
+        ])
+        signed = c.boolean(0.5)
+        if kind == "scan":
+            name = f"sub_group_{c.choice(_SCANS)}_{c.choice(('add', 'min', 'max'))}"
+            return Builtin(name, (self._value(ty),), ty, signed=signed)
+        if kind == "broadcast":
+            idx = Const(I32, c.weighted([(4.0, 0), (1.0, 1), (1.0, 3)]))
+            return Builtin("sub_group_broadcast", (self._value(ty), idx), ty, signed=signed)
+        if kind == "shuffle":
+            form = c.choice(("shuffle", "shuffle_xor", "shuffle_up", "shuffle_down"))
+            if form == "shuffle":
+                idx: Expr = self._value(I32) if c.boolean(0.3) else Builtin(
+                    "get_sub_group_local_id", (), I32, signed=False)
+                if isinstance(idx, Builtin) and c.boolean(0.7):
+                    idx = Bin(c.choice(("xor", "add")), idx, Const(I32, c.integer(1, 3)))
+            else:
+                idx = Const(I32, c.integer(0, 3) if form != "shuffle_xor" else c.integer(1, 3))
+            return Builtin(f"sub_group_{form}", (self._value(ty), idx), ty, signed=signed)
+        if kind == "vote":
+            return Builtin(f"sub_group_{c.choice(('all', 'any'))}", (self._pred(),), I32)
+        if kind == "ballot":
+            bal = Builtin("sub_group_ballot", (self._pred(),), Ty("i32", 4))
+            if c.boolean(0.3):
+                return Extract(bal, 0)
+            return Builtin(c.choice(BALLOT_OPS), (bal,), I32, signed=False)
+        return Builtin(c.choice(SUB_GROUP_QUERIES), (), I32, signed=False)
+
+    def _pred(self) -> Expr:
+        """An int predicate (non-zero: true): a value, or a comparison's 0/1."""
+        c = self.p.c
+        if c.boolean(0.5):
+            return Cast("zext", Cmp(c.choice(("sgt", "ult", "eq")), self._value(I32),
+                                    Const(I32, c.integer(-50, 50))), I32)
+        return self._value(I32)
+
+    def work_group(self) -> Expr:
+        c = self.p.c
+        self.drawn += 1
+        ty = c.choice(self._types())
+        kind = c.weighted([(4.0, "scan"), (1.0, "vote"), (1.0, "broadcast")])
+        if kind == "scan":
+            name = f"work_group_{c.choice(_SCANS)}_{c.choice(('add', 'min', 'max'))}"
+            return Builtin(name, (self._value(ty),), ty, signed=c.boolean(0.5))
+        if kind == "vote":
+            return Builtin(f"work_group_{c.choice(('all', 'any'))}", (self._pred(),), I32)
+        ids = tuple(Const(I64, c.weighted([(3.0, 0), (1.0, 1)])) for _ in range(c.integer(1, self.p.dims)))
+        return Builtin("work_group_broadcast", (self._value(ty), *ids), ty, signed=c.boolean(0.5))
+
+    # ------------------------------------------------------------------
+    # Phases
+
+    def phase(self, depth: int = 0) -> list[Stmt]:
+        """A few statements at a point every member of the sub-group reaches
+        together (the kernel's top level, or a phase's own body)."""
+        c, p = self.p.c, self.p
+        p.budget -= 2
+        nest_ok = self._nest < MAX_SG_NEST and p.budget > 1
+        top = self._nest == 0
+        kind = c.weighted([
+            (5.0, "let"), (2.0 if top else 0.0, "work_group"),
+            (1.5 if nest_ok else 0.0, "loop"), (1.5 if nest_ok else 0.0, "if"),
+        ])
+        out: list[Stmt] = []
+        if kind == "let":
+            for _ in range(c.integer(1, 3)):
+                self._bind(out, self.sub_group())
+        elif kind == "work_group":
+            self._bind(out, self.work_group())
+        elif kind == "loop":
+            out.append(self._loop(depth))
+        else:
+            out.append(self._if(depth))
+        return out
+
+    def _uniform_i32(self) -> Expr:
+        """An i32 the same for every member of a sub-group: a reduction, a
+        vote, a broadcast or a ballot's bit count."""
+        c = self.p.c
+        self.drawn += 1
+        kind = c.choice(("reduce", "vote", "broadcast", "ballot"))
+        if kind == "reduce":
+            op = c.choice(("add", "min", "max"))
+            return Builtin(f"sub_group_reduce_{op}", (self._value(I32),), I32, signed=c.boolean(0.5))
+        if kind == "vote":
+            return Builtin(f"sub_group_{c.choice(('all', 'any'))}", (self._pred(),), I32)
+        if kind == "broadcast":
+            return Builtin("sub_group_broadcast", (self._value(I32), Const(I32, 0)), I32)
+        bal = Builtin("sub_group_ballot", (self._pred(),), Ty("i32", 4))
+        return Builtin("sub_group_ballot_bit_count", (bal,), I32, signed=False)
+
+    def _loop(self, depth: int) -> Stmt:
+        """A loop every member of a sub-group runs as often, holding collectives."""
+        c, p = self.p.c, self.p
+        max_trip = c.integer(1, 3)
+        counter = p._var(I32)
+        p.counters[counter.id] = max_trip
+        trip = self._uniform_i32()
+        saved_loops, saved_iter = p.loops, p.iterations
+        p.loops = []  # the planner's statements may not leave this loop
+        p.iterations = saved_iter * max_trip
+        p.scopes.append([counter])
+        body = self._body(depth + 1)
+        p.scopes.pop()
+        p.loops, p.iterations = saved_loops, saved_iter
+        return Loop(counter, c.choice(("for", "do")), trip, c.choice(("umin", "urem")), max_trip, body)
+
+    def _if(self, depth: int) -> Stmt:
+        c, p = self.p.c, self.p
+        cond = Cmp(c.choice(("ne", "eq", "sgt")), self._uniform_i32(), Const(I32, c.integer(0, 2)))
+        p.scopes.append([])
+        then = self._body(depth + 1)
+        p.scopes.pop()
+        els: list[Stmt] = []
+        if c.boolean(0.4) and p.budget > 0:
+            p.scopes.append([])
+            els = self._body(depth + 1)
+            p.scopes.pop()
+        return If(cond, then, els)
+
+    def _body(self, depth: int) -> list[Stmt]:
+        """Phases and the planner's statements, at least one phase. The
+        planner's statements count as divergent here (sub-group-uniform is
+        not work-group-uniform)."""
+        c, p = self.p.c, self.p
+        self._nest += 1
+        out: list[Stmt] = []
+        for _ in range(c.integer(1, 3)):
+            if p.budget <= 0 and out:
+                break
+            if not out or c.boolean(0.5):
+                out.extend(self.phase(depth))
+            else:
+                p.divergent += 1
+                out.append(p.stmt(depth))
+                p.divergent -= 1
+        self._nest -= 1
+        return out
