@@ -877,16 +877,16 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         f.block("read")
         f("ret void" if sig.ret == "void" else f"ret {sig.ret} zeroinitializer")
         return f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
-    assert c.value is not None
-    if c.value >= len(sig.params):
+    if c.value is not None and c.value >= len(sig.params):
         raise Unsupported(f"{name} with signature {sig}")
-    vty = sig.params[c.value]
     rty = sig.ret
+    vty = sig.params[c.value] if c.value is not None else rty  # sub_group_elect: no operand
     for t in (vty, rty):
         if _bytes(t) > _SLOT:
             raise Unsupported(f"{name}: a {t} operand is wider than the oracle's exchange slots")
     # Operands into this fiber's slots.
-    f(f"store {vty} %a{c.value}, ptr {f.op(f'call ptr @__oracle_sg_slot(ptr @__oracle_sg_in, i64 {me})')}, align 8")
+    if c.value is not None:
+        f(f"store {vty} %a{c.value}, ptr {f.op(f'call ptr @__oracle_sg_slot(ptr @__oracle_sg_in, i64 {me})')}, align 8")
     ints = list(c.extra)
     if c.mux and c.kind in (names.SHUFFLE_UP, names.SHUFFLE_DOWN):
         second = ints.pop(0)
@@ -963,6 +963,52 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         f.loop(n, step, start="1")
         if c.kind == names.REDUCE:
             to_all(f.load(vty, acc, "total"))
+    elif c.kind == names.ELECT:
+        # Every member is active (the model's non-uniform forms are in
+        # sub-group-uniform control flow): the first one is elected.
+        if not rty.startswith("i"):
+            raise Unsupported(f"{name} with signature {sig}")
+        f.loop(n, lambda m: store_out(member(m), f.op(f"zext i1 {f.op(f'icmp eq i64 {m}, 0')} to {rty}")))
+    elif c.kind == names.ALL_EQUAL:
+        x0 = load_in("@__oracle_sg_in", member("0"), vty)
+        acc = f.slot("acc", "i1")
+        f(f"store i1 true, ptr {acc}, align 8")
+        is_float = _elem(vty)[1] in _FLOATS
+
+        def step(m: str) -> None:
+            x = load_in("@__oracle_sg_in", member(m), vty)
+            eq = f.op(f"fcmp oeq {vty} {x}, {x0}" if is_float else f"icmp eq {vty} {x}, {x0}")
+            both = f.op(f"and i1 {f.load('i1', acc)}, {eq}")
+            f(f"store i1 {both}, ptr {acc}, align 8")
+
+        f.loop(n, step)
+        to_all(f.op(f"zext i1 {f.load('i1', acc)} to {rty}") if rty != "i1" else f.load("i1", acc))
+    elif c.kind == names.CLUSTERED_REDUCE:
+        # Clusters of C consecutive members (member 0's C; C = 0: the whole
+        # sub-group), each folded in member order from its first value.
+        assert c.op is not None
+        _, el = _elem(vty)
+        if rty != vty or (el in _FLOATS) != c.op.startswith("f"):
+            raise Unsupported(f"{name} with signature {sig}")
+        c0 = aux(member("0"), 0)
+        size = f.op(f"select i1 {f.op(f'icmp eq i64 {c0}, 0')}, i64 {n}, i64 {c0}")
+        acc = f.slot("acc", vty)
+
+        def step(m: str) -> None:
+            start = f.op(f"sub i64 {m}, {f.op(f'urem i64 {m}, {size}')}")
+            end0 = f.op(f"add i64 {start}, {size}")
+            end = f.op(f"select i1 {f.op(f'icmp ult i64 {end0}, {n}')}, i64 {end0}, i64 {n}")
+            f(f"store {vty} {load_in('@__oracle_sg_in', member(start), vty)}, ptr {acc}, align 8")
+
+            def fold(k: str) -> None:
+                x = load_in("@__oracle_sg_in", member(k), vty)
+                nxt = _combine(c.op, f.load(vty, acc), x, vty, f, intrinsic)  # type: ignore[arg-type]
+                f(f"store {vty} {nxt}, ptr {acc}, align 8")
+
+            f.loop(end, fold, start=f.op(f"add i64 {start}, 1"))
+            store_out(member(m), f.load(vty, acc))
+
+        f.loop(n, step)
     elif c.kind in (names.ALL, names.ANY, names.BALLOT):
         acc = f.slot("acc", "i128" if c.kind == names.BALLOT else "i1")
         init = "0" if c.kind == names.BALLOT else ("true" if c.kind == names.ALL else "false")
@@ -994,7 +1040,7 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
             raise Unsupported(f"{name} with signature {sig}")
         f0 = member("0")
         if scope == 0:
-            idx = aux(f0, 0)
+            idx = aux(f0, 0) if c.extra else "0"  # sub_group_broadcast_first: the first member
             ok = f.op(f"icmp ult i64 {idx}, {n}")
         else:
             # Work-group: the local ids name a work-item; its value comes from

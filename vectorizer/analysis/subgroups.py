@@ -26,6 +26,8 @@ BROADCAST = "broadcast"
 REDUCE, SCAN_INCLUSIVE, SCAN_EXCLUSIVE = "reduce", "scan_inclusive", "scan_exclusive"
 SHUFFLE, SHUFFLE_XOR, SHUFFLE_UP, SHUFFLE_DOWN = "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down"
 BALLOT = "ballot"
+# cl_khr_subgroup_non_uniform_vote and cl_khr_subgroup_clustered_reduce.
+ELECT, ALL_EQUAL, CLUSTERED_REDUCE = "elect", "all_equal", "clustered_reduce"
 # cl_khr_subgroup_ballot's bit operations on a ballot value (no synchronisation):
 # op is one of BALLOT_BIT_OPS.
 BALLOT_BIT = "ballot_bit"
@@ -61,6 +63,12 @@ class Collective:
     value: int | None
     extra: tuple[int, ...] = ()
     mux: bool = False
+    # A form whose members are the work-items active at the call (the
+    # `sub_group_non_uniform_*`, `sub_group_clustered_*`, `sub_group_elect`
+    # and `sub_group_broadcast_first` names): the model gives them a meaning
+    # in sub-group-uniform control flow only, where every member is active
+    # (docs/subgroups.md).
+    non_uniform: bool = False
 
 
 def _opencl_param_codes(name: str) -> list[str]:
@@ -153,6 +161,44 @@ def parse_collective(name: str | None) -> Collective | None:
         return Collective(scope, BALLOT, None, 0)
     if scope == "sub" and rest in BALLOT_BIT_OPS and codes[:1] == ["j"]:
         return Collective(scope, BALLOT_BIT, rest, 0, (1,) if rest == "ballot_bit_extract" else ())
+    if scope == "sub":
+        return _non_uniform(rest, codes)
+    return None
+
+
+def _opencl_op(op: str, code: str) -> str | None:
+    """The normalised operation of OpenCL operation `op` on type code `code`
+    (None: not one the model has, e.g. the `logical_*` ones)."""
+    fl = code in _FLOAT_CODES
+    if op in ("add", "mul"):
+        return ("f" if fl else "") + op
+    if op in ("min", "max"):
+        return ("f" if fl else ("u" if code in _UNSIGNED_CODES else "s")) + op
+    if op in ("and", "or", "xor") and not fl:
+        return op
+    return None
+
+
+def _non_uniform(rest: str, codes: list[str]) -> Collective | None:
+    """The non-uniform and clustered OpenCL forms (see `Collective.non_uniform`)."""
+    m = re.fullmatch(r"non_uniform_(reduce|scan_inclusive|scan_exclusive)_([a-z]+)", rest)
+    if m and len(codes) == 1:
+        op = _opencl_op(m.group(2), codes[0])
+        return Collective("sub", m.group(1), op, 0, non_uniform=True) if op else None
+    m = re.fullmatch(r"clustered_reduce_([a-z]+)", rest)
+    if m and len(codes) == 2:
+        op = _opencl_op(m.group(1), codes[0])
+        return Collective("sub", CLUSTERED_REDUCE, op, 0, (1,), non_uniform=True) if op else None
+    if rest == "elect" and codes == ["v"]:
+        return Collective("sub", ELECT, None, None, non_uniform=True)
+    if rest in ("non_uniform_all", "non_uniform_any") and codes == ["i"]:
+        return Collective("sub", rest[len("non_uniform_"):], None, 0, non_uniform=True)
+    if rest == "non_uniform_all_equal" and len(codes) == 1:
+        return Collective("sub", ALL_EQUAL, None, 0, non_uniform=True)
+    if rest == "non_uniform_broadcast" and len(codes) == 2:
+        return Collective("sub", BROADCAST, None, 0, (1,), non_uniform=True)
+    if rest == "broadcast_first" and len(codes) == 1:
+        return Collective("sub", BROADCAST, None, 0, (), non_uniform=True)  # member 0: the first active
     return None
 
 
@@ -168,6 +214,8 @@ def unsupported_reason(name: str) -> str:
     understand has no meaning here (for remarks and `unsupported-input`)."""
     b = _base(name)
     base = b[0] if b else name
+    if "logical_" in base and ("non_uniform" in base or "clustered" in base):
+        return f"non-uniform or clustered logical sub-group operation '{name}' is not supported"
     if "non_uniform" in base or "clustered" in base:
         return f"non-uniform or clustered sub-group builtin '{name}' is not supported"
     if "ballot_" in base or "inverse_ballot" in base:

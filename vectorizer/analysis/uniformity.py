@@ -114,7 +114,16 @@ def is_packet_uniform_collective(value: V.Value) -> bool:
     reduction, all/any, a broadcast, a ballot and its counts), or work-group:
     uniform in a packet whatever its operands (transform/subgroup_builtins.py
     computes it from them)."""
-    from .subgroups import ALL, ANY, BALLOT, BALLOT_BIT, BROADCAST, REDUCE, parse_collective
+    from .subgroups import (
+        ALL,
+        ALL_EQUAL,
+        ANY,
+        BALLOT,
+        BALLOT_BIT,
+        BROADCAST,
+        REDUCE,
+        parse_collective,
+    )
 
     if not isinstance(value, I.CallInst):
         return False
@@ -132,7 +141,7 @@ def is_packet_uniform_collective(value: V.Value) -> bool:
         return False
     if c.kind == BALLOT_BIT:
         return c.op in ("ballot_bit_count", "ballot_find_lsb", "ballot_find_msb")
-    return c.kind in (REDUCE, ALL, ANY, BROADCAST, BALLOT)
+    return c.kind in (REDUCE, ALL, ANY, BROADCAST, BALLOT, ALL_EQUAL)
 
 
 def is_lane_reduction(value: V.Value) -> bool:

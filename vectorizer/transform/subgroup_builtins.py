@@ -173,8 +173,15 @@ class SubGroupPacketizer(Packetizer):
                     if why:
                         raise PacketizationError(why)
                     if self._view(inst) is None:
+                        inner_name = inner.called_function.name  # type: ignore[union-attr]
+                        ic = sg.parse_collective(inner_name)
+                        if ic is not None and ic.non_uniform:
+                            raise PacketizationError(
+                                f"non-uniform sub-group builtin '{inner_name}' under divergent control flow is "
+                                "not supported: the model gives it a meaning only where every member of the "
+                                "sub-group reaches the call (docs/subgroups.md)")
                         raise PacketizationError(
-                            f"collective '{inner.called_function.name}' under divergent control flow "  # type: ignore[union-attr]
+                            f"collective '{inner_name}' under divergent control flow "
                             "is not supported (its non-uniform form)"
                         )
 
@@ -447,6 +454,11 @@ class SubGroupPacketizer(Packetizer):
         b.position_after(call)
         if c.scope == "work":
             return self._work_group(call, c, b)
+        if c.kind == sg.ELECT:
+            # Every lane of the packet is active here (a non-uniform form in
+            # divergent code is refused): lane 0 is the first.
+            lanes = [V.const_int(call.type, int(k == 0)) for k in range(self.width)]  # type: ignore[arg-type]
+            return V.ConstantVector(T.VectorType(call.type, self.width), lanes)
         assert c.value is not None
         vty = self._args(call)[c.value].type
         if c.kind == sg.BALLOT_BIT:
@@ -532,7 +544,16 @@ class SubGroupPacketizer(Packetizer):
             if call.type != T.i1:
                 r = b.zext(r, call.type)
             return self._splat(r, b)
+        if c.kind == sg.ALL_EQUAL:
+            first = self._splat(b.extractelement(x, 0), b)
+            eq = b.fcmp("oeq", x, first) if isinstance(el, T.FloatType) else b.icmp("eq", x, first)
+            r = self._reduce("and", self._mask_inactive("and", eq, b), b)
+            return self._splat(r if call.type == T.i1 else b.zext(r, call.type), b)
+        if c.kind == sg.CLUSTERED_REDUCE:
+            return self._clustered(call, c, x, b)
         if c.kind == sg.BROADCAST:
+            if not c.extra:  # sub_group_broadcast_first: lane 0, the first active one
+                return self._splat(b.extractelement(x, 0), b)
             idx = self._as_i32(self._args(call)[c.extra[0]], b)  # lane 0's, as the reference takes member 0's
             ok = b.icmp("ult", idx, n)
             return self._splat(b.select(ok, b.extractelement(x, b.select(ok, idx, V.const_int(T.i32, 0))),
@@ -564,6 +585,28 @@ class SubGroupPacketizer(Packetizer):
                 srcs.append((vec, idx, b.icmp("ult", idx, n)))
             return self._lane_select(srcs, el, b)
         raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
+
+    def _clustered(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
+        """A clustered reduction: each cluster of C lanes folded in lane order
+        (C a constant; 0 or at least W: the whole packet), its result in each
+        of its lanes; lanes past a partial packet's size are left out."""
+        size = self._args(call)[c.extra[0]]
+        if not isinstance(size, V.ConstantInt):
+            raise PacketizationError(f"clustered reduction '{self._callee(call).name}' with a cluster size "
+                                     "that is not a constant is not supported")
+        assert c.op is not None
+        w = self.width
+        csize = size.value if 0 < size.value < w else w
+        n = self._size(b)
+        out: V.Value = V.PoisonValue(x.type)
+        for start in range(0, w, csize):
+            acc: V.Value = b.extractelement(x, start)
+            for k in range(start + 1, min(start + csize, w)):
+                nxt = self._combine(c.op, acc, b.extractelement(x, k), b)
+                acc = nxt if n is None else b.select(b.icmp("ult", V.const_int(T.i32, k), n), nxt, acc)
+            for k in range(start, min(start + csize, w)):
+                out = b.insertelement(out, acc, k)
+        return out
 
     def _ballot_bits(self, call: I.CallInst, c: sg.Collective, b: Builder) -> V.Value:
         """A ballot bit operation. Its uint4 is the same in every lane (a

@@ -1,19 +1,24 @@
 ; What is not vectorized is refused with a remark: a collective in divergent
 ; control flow (the non-uniform forms), a floating-point work-group
-; collective along dimension 1 (its fold order runs along dimension 0), and
-; a non-uniform builtin.
+; collective along dimension 1 (its fold order runs along dimension 0), a
+; non-uniform builtin in divergent control flow (the model has its meaning
+; only where the whole sub-group is active), and a logical non-uniform
+; operation.
 ; RUN: %not %veczc -k divergent -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=DIV
 ; RUN: %not %veczc -k wgfloat -w 4 -d 1 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=WGF
 ; RUN: %not %veczc -k nonuniform -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=NU
+; RUN: %not %veczc -k logical -w 4 -S %s -o /dev/null --remarks 2>&1 | FileCheck %s --check-prefix=LOG
 
 ; DIV: under divergent control flow is not supported
 ; WGF: floating-point work-group collective '__mux_work_group_reduce_fadd_f32' along dimension 1 is not vectorized
-; NU: non-uniform or clustered sub-group builtin '_Z32sub_group_non_uniform_reduce_addi' is not supported
+; NU: non-uniform sub-group builtin '_Z32sub_group_non_uniform_reduce_addi' under divergent control flow is not supported
+; LOG: non-uniform or clustered logical sub-group operation '_Z40sub_group_non_uniform_reduce_logical_andi' is not supported
 
 declare i64 @__mux_get_global_id(i32)
 declare i32 @__mux_sub_group_reduce_add_i32(i32)
 declare float @__mux_work_group_reduce_fadd_f32(i32, float)
 declare i32 @_Z32sub_group_non_uniform_reduce_addi(i32)
+declare i32 @_Z40sub_group_non_uniform_reduce_logical_andi(i32)
 
 define spir_kernel void @divergent(ptr addrspace(1) %in, ptr addrspace(1) %out) {
 entry:
@@ -47,7 +52,23 @@ entry:
   %gid = call i64 @__mux_get_global_id(i32 0)
   %p = getelementptr i32, ptr addrspace(1) %in, i64 %gid
   %x = load i32, ptr addrspace(1) %p, align 4
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %then, label %done
+then:
   %r = call i32 @_Z32sub_group_non_uniform_reduce_addi(i32 %x)
+  %q = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %r, ptr addrspace(1) %q, align 4
+  br label %done
+done:
+  ret void
+}
+
+define spir_kernel void @logical(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @__mux_get_global_id(i32 0)
+  %p = getelementptr i32, ptr addrspace(1) %in, i64 %gid
+  %x = load i32, ptr addrspace(1) %p, align 4
+  %r = call i32 @_Z40sub_group_non_uniform_reduce_logical_andi(i32 %x)
   %q = getelementptr i32, ptr addrspace(1) %out, i64 %gid
   store i32 %r, ptr addrspace(1) %q, align 4
   ret void
