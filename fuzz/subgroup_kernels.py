@@ -373,9 +373,11 @@ class SubGroupPlanner:
         ty = c.choice(self._types())
         kind = c.weighted([
             (4.0, "scan"), (1.0, "broadcast"), (2.0, "shuffle"), (1.5, "vote"),
-            (1.5 if not ty.is_float else 0.0, "ballot"), (1.0, "query"),
+            (1.5 if not ty.is_float else 0.0, "ballot"), (1.0, "query"), (3.0, "non_uniform"),
         ])
         signed = c.boolean(0.5)
+        if kind == "non_uniform":
+            return self._non_uniform(ty, signed)
         if kind == "scan":
             name = f"sub_group_{c.choice(_SCANS)}_{c.choice(('add', 'min', 'max'))}"
             return Builtin(name, (self._value(ty),), ty, signed=signed)
@@ -400,6 +402,31 @@ class SubGroupPlanner:
                 return Extract(bal, 0)
             return Builtin(c.choice(BALLOT_OPS), (bal,), I32, signed=False)
         return Builtin(c.choice(SUB_GROUP_QUERIES), (), I32, signed=False)
+
+    def _non_uniform(self, ty: Ty, signed: bool) -> Expr:
+        """A non-uniform or clustered form (cl_khr_subgroup_non_uniform_*,
+        clustered_reduce): in the sub-group-uniform control flow this planner
+        draws, every member is active at the call."""
+        c = self.p.c
+        ops = ("add", "mul", "min", "max") + (() if ty.is_float else ("and", "or", "xor"))
+        form = c.weighted([(3.0, "scan"), (2.0, "clustered"), (1.0, "elect"), (1.0, "vote"),
+                           (1.0, "all_equal"), (1.0, "broadcast"), (0.5, "first")])
+        if form == "scan":
+            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
+            return Builtin(name, (self._value(ty),), ty, signed=signed)
+        if form == "clustered":
+            size = Const(I32, c.choice((1, 2, 4, 8, 16)))
+            return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
+        if form == "elect":
+            return Builtin("sub_group_elect", (), I32)
+        if form == "vote":
+            return Builtin(f"sub_group_non_uniform_{c.choice(('all', 'any'))}", (self._pred(),), I32)
+        if form == "all_equal":
+            return Builtin("sub_group_non_uniform_all_equal", (self._value(ty),), I32, signed=signed)
+        if form == "broadcast":
+            idx = Const(I32, c.weighted([(3.0, 0), (1.0, 1), (1.0, 2)]))
+            return Builtin("sub_group_non_uniform_broadcast", (self._value(ty), idx), ty, signed=signed)
+        return Builtin("sub_group_broadcast_first", (self._value(ty),), ty, signed=signed)
 
     def _pred(self) -> Expr:
         """An int predicate (non-zero: true): a value, or a comparison's 0/1."""

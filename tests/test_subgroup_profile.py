@@ -65,9 +65,11 @@ def test_profile_draws_collectives_in_uniform_loops_and_ifs_at_every_dimension()
             if isinstance(s, If):
                 seen.add("if condition")
             seen.update(n.split("_")[0] + "_group" for n in names)
+            seen.update(f for n in names for f in ("non_uniform", "clustered", "elect") if f in n)
             # Work-group collectives only at the top level (work-group-uniform).
             assert not ctx or not any(n.startswith("work_group_") for n in names), names
-    assert {"top", "nested", "loop trip", "if condition", "sub_group", "work_group"} <= seen
+    assert {"top", "nested", "loop trip", "if condition", "sub_group", "work_group", "non_uniform", "clustered",
+            "elect"} <= seen
     assert dims == {1, 2, 3}
 
 

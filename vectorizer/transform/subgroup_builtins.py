@@ -82,11 +82,14 @@ def refusal(name: str, dim: int) -> str | None:
     if c.scope == "work":
         if c.op is not None and c.op.startswith("f") and dim != 0:
             return (f"floating-point work-group collective '{name}' along dimension {dim} is not vectorized: "
-                    "its fold goes sub-group by sub-group in linear order, which packets along "
-                    f"dimension {dim} do not follow")
+                    "the model folds the group's values in linear order (dimension 0 fastest), and a packet "
+                    f"along dimension {dim} holds work-items that are not consecutive in it, so its in-packet "
+                    "fold would round differently")
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
-            return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet is not a run "
-                    "of consecutive work-items in the scan's order")
+            return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet's lanes are "
+                    "not consecutive in the scan's linear order, and each lane's prefix needs the values of "
+                    "work-items of other packets that lie between them, while the runtime's group step "
+                    "takes one value per packet")
     return None
 
 
