@@ -326,6 +326,7 @@ def _fiber_text() -> str:
 @__oracle_sg_host = internal global [{n1} x ptr] zeroinitializer, align 64
 @__oracle_sg_site = internal global [{n1} x [2 x ptr]] zeroinitializer, align 64
 @__oracle_sg_ticket = internal global i64 0, align 8
+@__oracle_sg_lin = internal global [{_MAXF} x i64] zeroinitializer, align 64
 @__oracle_sg_fmt_skip = private unnamed_addr constant [{len(fmt_skip) + 1} x i8] c"{fmt_skip}\\00"
 @__oracle_sg_fmt_site = private unnamed_addr constant [{len(fmt_site) + 1} x i8] c"{fmt_site}\\00"
 
@@ -923,16 +924,40 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
         assert c.op is not None
         if rty != vty:
             raise Unsupported(f"{name} with signature {sig}")
-        _, el = _elem(vty)
+        lanes, el = _elem(vty)
         is_float = el in _FLOATS
         if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
+            raise Unsupported(f"{name} with signature {sig}")
+        if lanes > 1 and (scope == 0 or c.kind != names.SCAN_EXCLUSIVE or is_float or el == "i1"):
             raise Unsupported(f"{name} with signature {sig}")
         bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
         scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
         ident = _const(names.identity(c.op, bits, is_float), vty)
         if scope == 1:
-            _work_group_fold(f, c.op, vty, ident, scan, c.kind == names.REDUCE, n, member, load_in, store_out,
-                             to_all, intrinsic)
+            linear = ""
+            if scan and not is_float and el != "i1":
+                # A vectorized run along dimension 1 or 2: packets pass their
+                # lanes (the `_v<W>` exclusive scan), and the scan goes in
+                # linear order, work-item by work-item.
+                run = f.load("i64", _state(SG_RUN), "run")
+                dim = f.op("call i64 @__oracle_sg_dim()", "dim")
+                linear = f.op(f"and i1 {f.op(f'icmp ne i64 {run}, 0')}, {f.op(f'icmp ne i64 {dim}, 0')}")
+                lin_bb, fold_bb, done_bb = f.label("lin"), f.label("fold"), f.label("folded")
+                f(f"br i1 {linear}, label %{lin_bb}, label %{fold_bb}")
+                f.block(lin_bb)
+                _work_group_linear_scan(f, c.op, el, _const(names.identity(c.op, bits, False), el), n, member,
+                                        dim, intrinsic)
+                f(f"br label %{done_bb}")
+                f.block(fold_bb)
+            if lanes > 1:
+                f("unreachable")  # the lanes form is only called along dimension 1 or 2
+            else:
+                _work_group_fold(f, c.op, vty, ident, scan, c.kind == names.REDUCE, n, member, load_in,
+                                 store_out, to_all, intrinsic)
+                if linear:
+                    f(f"br label %{done_bb}")
+            if linear:
+                f.block(done_bb)
             f(f"call void @__oracle_sg_finish(i64 {scope})")
             f("br label %read")
             f.block("read")
@@ -1204,6 +1229,83 @@ def _work_group_fold(f: _Fn, op: str, vty: str, ident: str, scan: bool, reduce: 
     flush()
     if reduce:
         to_all(f.load(vty, total))
+
+
+def _work_group_linear_scan(f: _Fn, op: str, el: str, ident: str, n: str, member, dim: str, intrinsic) -> None:
+    """A work-group integer scan in linear order, for a vectorized run along
+    dimension 1 or 2, where a packet's lanes are not consecutive linear ids:
+    every member's values (a packet's W lanes, as its `_v<W>` call passed
+    them; a work-item's one) go to their work-items' linear ids, the scan
+    runs in that order, and each member gets its exclusive results back (a
+    packet's in its lanes) and, for work-items, the inclusive ones. Integer
+    operations give the same bits in any order, so this is the reference's
+    result however it folds."""
+    size = _bytes(el)
+    lsz = [f.op(f"call i64 @__oracle_sg_lsize(i64 {d})", "L") for d in range(3)]
+    ld = f.op(f"call i64 @__oracle_sg_lsize(i64 {dim})", "Ld")
+    w = f.op("call i64 @__oracle_sg_width()", "w")
+
+    def each_lane(body) -> None:
+        """body(fiber, lane, linear id) for every work-item of every member."""
+
+        def per_member(m: str) -> None:
+            fib = member(m)
+            rec = f.op(f"call ptr @__oracle_sg_rec(i64 {fib})")
+            ids = [f.load("i64", f.op(f"getelementptr i8, ptr {rec}, i64 {16 + 8 * d}")) for d in range(3)]
+            kind = f.load("i64", f.op(f"getelementptr i8, ptr {rec}, i64 40"))
+            own = f.op(f"call i64 @__oracle_sg_pick(i64 {ids[0]}, i64 {ids[1]}, i64 {ids[2]}, i64 {dim})")
+            left = f.op(f"sub i64 {ld}, {own}")
+            pw = f.op(f"select i1 {f.op(f'icmp ult i64 {w}, {left}')}, i64 {w}, i64 {left}")
+            span = f.op(f"select i1 {f.op(f'icmp ne i64 {kind}, 0')}, i64 {pw}, i64 1")
+
+            def per_lane(k: str) -> None:
+                moved = []
+                for d in range(3):
+                    along = f.op(f"icmp eq i64 {dim}, {d}")
+                    step = f.op(f"select i1 {along}, i64 {k}, i64 0")
+                    moved.append(f.op(f"add i64 {ids[d]}, {step}"))
+                row = f.op(f"add i64 {f.op(f'mul i64 {moved[2]}, {lsz[1]}')}, {moved[1]}")
+                lin = f.op(f"add i64 {f.op(f'mul i64 {row}, {lsz[0]}')}, {moved[0]}")
+                body(fib, k, lin)
+
+            f.loop(span, per_lane)
+
+        f.loop(n, per_member)
+
+    def lin_ptr(lin: str) -> str:
+        return f.op(f"getelementptr [{_MAXF} x i64], ptr @__oracle_sg_lin, i64 0, i64 {lin}")
+
+    def lane_ptr(arr: str, fib: str, k: str) -> str:
+        slot = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
+        return f.op(f"getelementptr i8, ptr {slot}, i64 {f.op(f'mul i64 {k}, {size}')}")
+
+    # Scatter, scan in place (each place gets its exclusive result), gather.
+    def put(fib: str, k: str, lin: str) -> None:
+        x = f.load(el, lane_ptr("@__oracle_sg_in", fib, k))
+        f(f"store {el} {x}, ptr {lin_ptr(lin)}, align 8")
+
+    each_lane(put)
+    total = f.op(f"mul i64 {f.op(f'mul i64 {lsz[0]}, {lsz[1]}')}, {lsz[2]}")
+    acc = f.slot("acc", el)
+    f(f"store {el} {ident}, ptr {acc}, align 8")
+
+    def scan_step(i: str) -> None:
+        p = lin_ptr(i)
+        x = f.load(el, p)
+        prev = f.load(el, acc)
+        f(f"store {el} {prev}, ptr {p}, align 8")
+        f(f"store {el} {_combine(op, prev, x, el, f, intrinsic)}, ptr {acc}, align 8")
+
+    f.loop(total, scan_step)
+
+    def give(fib: str, k: str, lin: str) -> None:
+        ex = f.load(el, lin_ptr(lin))
+        x = f.load(el, lane_ptr("@__oracle_sg_in", fib, k))
+        f(f"store {el} {ex}, ptr {lane_ptr('@__oracle_sg_out', fib, k)}, align 8")
+        inc = _combine(op, ex, x, el, f, intrinsic)
+        f(f"store {el} {inc}, ptr {lane_ptr('@__oracle_sg_out2', fib, k)}, align 8")
+
+    each_lane(give)
 
 
 # cl_khr_subgroup_ballot's bit operations: functions of a ballot value and

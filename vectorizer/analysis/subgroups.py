@@ -121,7 +121,10 @@ def parse_collective(name: str | None) -> Collective | None:
     if mux:
         if rest == "barrier":
             return Collective(scope, BARRIER, None, None, mux=True)
-        m = re.fullmatch(r"(reduce|scan_inclusive|scan_exclusive)_([a-z_]+?)_(i1|i8|i16|i32|i64|f16|f32|f64)", rest)
+        # `_v<W>` before the type: the lanes form of a work-group scan a
+        # packet along dimension 1 or 2 calls (transform/subgroup_builtins.py).
+        m = re.fullmatch(r"(reduce|scan_inclusive|scan_exclusive)_([a-z_]+?)_(?:v\d+)?(i1|i8|i16|i32|i64|f16|f32|f64)",
+                         rest)
         if m and m.group(2) in _MUX_OPS:
             return Collective(scope, m.group(1), m.group(2), first, mux=True)
         m = re.fullmatch(r"(all|any)_i1", rest)

@@ -22,9 +22,10 @@ the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Work-group reductions and scans fold sub-group
 by sub-group in the reference too, so a packet's fold followed by the
 runtime's fold of packet totals is the reference's order along dimension 0;
-along other dimensions float ones are refused, as are work-group scans
-there (a packet is then not a run of consecutive linear ids), and
-collectives under divergent control flow (the non-uniform forms). With
+along other dimensions float ones are refused, integer scans pass all their
+lanes to the runtime (a packet is then not a run of consecutive linear ids:
+`_linear_scan`), and collectives under divergent control flow are refused
+(the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
@@ -85,11 +86,7 @@ def refusal(name: str, dim: int) -> str | None:
                     "the model folds the group's values in linear order (dimension 0 fastest), and a packet "
                     f"along dimension {dim} holds work-items that are not consecutive in it, so its in-packet "
                     "fold would round differently")
-        if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE) and dim != 0:
-            return (f"work-group scan '{name}' along dimension {dim} is not supported: a packet's lanes are "
-                    "not consecutive in the scan's linear order, and each lane's prefix needs the values of "
-                    "work-items of other packets that lie between them, while the runtime's group step "
-                    "takes one value per packet")
+
     return None
 
 
@@ -705,13 +702,15 @@ class SubGroupPacketizer(Packetizer):
             args[c.value] = self._reduce(c.op, x, b)
             res = b.call(fn, args)
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        if self.uniform.dim != 0:
+            return self._linear_scan(call, c, x, b)
         # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
         incl = self._scan(c.op, x, True, b)
         # The packet's total: the scan's last lane for integers (a partial
         # packet's idle lanes hold the identity), the lane-order fold for
         # floats (which leaves idle lanes out; the scan's last lane does not).
-        vty = x.type
-        assert isinstance(vty, T.VectorType)
         if isinstance(vty.element, T.IntType):
             total = b.extractelement(incl, self.width - 1)
         else:
@@ -721,6 +720,26 @@ class SubGroupPacketizer(Packetizer):
         base = b.call(excl_fn, args)
         local = incl if c.kind == sg.SCAN_INCLUSIVE else self._scan(c.op, x, False, b)
         return self._combine(c.op, self._splat(base, b), local, b)
+
+    def _linear_scan(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
+        """An integer work-group scan along dimension 1 or 2, where a packet's
+        lanes are not consecutive in the scan's linear order: the packet
+        passes all its lanes to the runtime's group step (the lanes form
+        `__mux_work_group_scan_exclusive_<op>_v<W><type>`), which places every
+        work-item's value at its linear id and hands each lane its exclusive
+        result; the inclusive one adds the lane's own value."""
+        vty = x.type
+        assert isinstance(vty, T.VectorType) and c.op is not None
+        el = vty.element
+        name = self._callee(call).name
+        if not isinstance(el, T.IntType) or el.bits < 8 or el.bits * self.width > 8 * 64:
+            raise PacketizationError(
+                f"work-group scan '{name}' along dimension {self.uniform.dim} is not supported for {el} at width "
+                f"{self.width}: the runtime's group step takes at most 64 bytes of lanes per packet")
+        fn = self.module.get_or_insert_function(
+            f"__mux_work_group_scan_exclusive_{c.op}_v{self.width}i{el.bits}", T.FunctionType(vty, (T.i32, vty)))
+        excl = b.call(fn, [V.const_int(T.i32, 0), x])
+        return excl if c.kind == sg.SCAN_EXCLUSIVE else self._combine(c.op, excl, x, b)
 
     def _exclusive_variant(self, fn: V.Function, c: sg.Collective) -> V.Function:
         """The exclusive-scan builtin of the same operation and type as `fn`."""
