@@ -327,6 +327,7 @@ def _fiber_text() -> str:
 @__oracle_sg_site = internal global [{n1} x [2 x ptr]] zeroinitializer, align 64
 @__oracle_sg_ticket = internal global i64 0, align 8
 @__oracle_sg_lin = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_sg_lin2 = internal global [{_MAXF} x i64] zeroinitializer, align 64
 @__oracle_sg_fmt_skip = private unnamed_addr constant [{len(fmt_skip) + 1} x i8] c"{fmt_skip}\\00"
 @__oracle_sg_fmt_site = private unnamed_addr constant [{len(fmt_site) + 1} x i8] c"{fmt_site}\\00"
 
@@ -717,6 +718,13 @@ entry:
   %l1 = load i64, ptr %p1, align 8
   %p2 = getelementptr i8, ptr %rec, i64 32
   %l2 = load i64, ptr %p2, align 8
+  %key = call i64 @__oracle_sg_segkey_ids(i64 %l0, i64 %l1, i64 %l2)
+  ret i64 %key
+}}
+
+; The sub-group (a key unique in the group) of the work-item with local ids (l0, l1, l2).
+define internal i64 @__oracle_sg_segkey_ids(i64 %l0, i64 %l1, i64 %l2) {{
+entry:
   %d = call i64 @__oracle_sg_dim()
   %o0 = call i64 @__oracle_sg_o0()
   %o1 = call i64 @__oracle_sg_o1()
@@ -922,31 +930,33 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
 
     if c.kind in (names.REDUCE, names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE):
         assert c.op is not None
-        if rty != vty:
-            raise Unsupported(f"{name} with signature {sig}")
         lanes, el = _elem(vty)
         is_float = el in _FLOATS
         if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
             raise Unsupported(f"{name} with signature {sig}")
-        if lanes > 1 and (scope == 0 or c.kind != names.SCAN_EXCLUSIVE or is_float or el == "i1"):
+        # The lanes form (`_v<W>`): a packet along dimension 1 or 2 passing all
+        # its lanes, for scans and float reductions (docs/subgroups.md).
+        linear_kind = el != "i1" and (c.kind != names.REDUCE or is_float)
+        if lanes > 1 and (scope == 0 or not linear_kind or (c.kind == names.REDUCE) != (rty == el)):
+            raise Unsupported(f"{name} with signature {sig}")
+        if lanes == 1 and rty != vty:
             raise Unsupported(f"{name} with signature {sig}")
         bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
         scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
         ident = _const(names.identity(c.op, bits, is_float), vty)
         if scope == 1:
             linear = ""
-            if scan and not is_float and el != "i1":
+            if linear_kind:
                 # A vectorized run along dimension 1 or 2: packets pass their
-                # lanes (the `_v<W>` exclusive scan), and the scan goes in
-                # linear order, work-item by work-item.
+                # lanes, and the fold goes over the work-items in linear order.
                 run = f.load("i64", _state(SG_RUN), "run")
                 dim = f.op("call i64 @__oracle_sg_dim()", "dim")
                 linear = f.op(f"and i1 {f.op(f'icmp ne i64 {run}, 0')}, {f.op(f'icmp ne i64 {dim}, 0')}")
                 lin_bb, fold_bb, done_bb = f.label("lin"), f.label("fold"), f.label("folded")
                 f(f"br i1 {linear}, label %{lin_bb}, label %{fold_bb}")
                 f.block(lin_bb)
-                _work_group_linear_scan(f, c.op, el, _const(names.identity(c.op, bits, False), el), n, member,
-                                        dim, intrinsic)
+                _work_group_linear(f, c.op, el, _const(names.identity(c.op, bits, is_float), el), scan, n, member,
+                                   dim, lambda v: to_all(v), intrinsic)
                 f(f"br label %{done_bb}")
                 f.block(fold_bb)
             if lanes > 1:
@@ -1231,15 +1241,18 @@ def _work_group_fold(f: _Fn, op: str, vty: str, ident: str, scan: bool, reduce: 
         to_all(f.load(vty, total))
 
 
-def _work_group_linear_scan(f: _Fn, op: str, el: str, ident: str, n: str, member, dim: str, intrinsic) -> None:
-    """A work-group integer scan in linear order, for a vectorized run along
-    dimension 1 or 2, where a packet's lanes are not consecutive linear ids:
-    every member's values (a packet's W lanes, as its `_v<W>` call passed
-    them; a work-item's one) go to their work-items' linear ids, the scan
-    runs in that order, and each member gets its exclusive results back (a
-    packet's in its lanes) and, for work-items, the inclusive ones. Integer
-    operations give the same bits in any order, so this is the reference's
-    result however it folds."""
+def _work_group_linear(f: _Fn, op: str, el: str, ident: str, scan: bool, n: str, member, dim: str, to_all,
+                       intrinsic) -> None:
+    """A work-group reduction or scan over the work-items in linear order, for
+    a vectorized run along dimension 1 or 2, where a packet's lanes are not
+    consecutive linear ids: every member's values (a packet's lanes, as its
+    `_v<W>` call passed them; a work-item's one) go to their work-items'
+    linear ids, and the fold runs over them exactly as the reference's
+    (`_work_group_fold` with every member a work-item): segments of
+    consecutive work-items of one sub-group, each folded from its first
+    value, the segments' totals from the identity. Each member gets its
+    exclusive and inclusive results back (a packet's in its lanes), or the
+    total for a reduction."""
     size = _bytes(el)
     lsz = [f.op(f"call i64 @__oracle_sg_lsize(i64 {d})", "L") for d in range(3)]
     ld = f.op(f"call i64 @__oracle_sg_lsize(i64 {dim})", "Ld")
@@ -1272,37 +1285,80 @@ def _work_group_linear_scan(f: _Fn, op: str, el: str, ident: str, n: str, member
 
         f.loop(n, per_member)
 
-    def lin_ptr(lin: str) -> str:
-        return f.op(f"getelementptr [{_MAXF} x i64], ptr @__oracle_sg_lin, i64 0, i64 {lin}")
+    def lin_ptr(arr: str, lin: str) -> str:
+        return f.op(f"getelementptr [{_MAXF} x i64], ptr {arr}, i64 0, i64 {lin}")
 
     def lane_ptr(arr: str, fib: str, k: str) -> str:
         slot = f.op(f"call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})")
         return f.op(f"getelementptr i8, ptr {slot}, i64 {f.op(f'mul i64 {k}, {size}')}")
 
-    # Scatter, scan in place (each place gets its exclusive result), gather.
+    def comb(a: str, b: str) -> str:
+        return _combine(op, a, b, el, f, intrinsic)
+
     def put(fib: str, k: str, lin: str) -> None:
         x = f.load(el, lane_ptr("@__oracle_sg_in", fib, k))
-        f(f"store {el} {x}, ptr {lin_ptr(lin)}, align 8")
+        f(f"store {el} {x}, ptr {lin_ptr('@__oracle_sg_lin', lin)}, align 8")
 
     each_lane(put)
-    total = f.op(f"mul i64 {f.op(f'mul i64 {lsz[0]}, {lsz[1]}')}, {lsz[2]}")
-    acc = f.slot("acc", el)
-    f(f"store {el} {ident}, ptr {acc}, align 8")
+    # The reference's fold, work-item by work-item in linear order; the
+    # exclusive results replace the values in @__oracle_sg_lin, the inclusive
+    # ones go to @__oracle_sg_lin2.
+    total = f.slot("total", el)
+    seg = f.slot("seg", el)
+    base = f.slot("base", el)
+    open_key = f.slot("segkey")
+    f(f"store {el} {ident}, ptr {total}, align 8")
+    f(f"store i64 -1, ptr {open_key}, align 8")
 
-    def scan_step(i: str) -> None:
-        p = lin_ptr(i)
+    def flush() -> None:
+        live, done = f.label("lseg.flush"), f.label("lseg.flushed")
+        k = f.load("i64", open_key)
+        f(f"br i1 {f.op(f'icmp ne i64 {k}, -1')}, label %{live}, label %{done}")
+        f.block(live)
+        f(f"store {el} {comb(f.load(el, total), f.load(el, seg))}, ptr {total}, align 8")
+        f(f"br label %{done}")
+        f.block(done)
+
+    def step(i: str) -> None:
+        p, p2 = lin_ptr("@__oracle_sg_lin", i), lin_ptr("@__oracle_sg_lin2", i)
         x = f.load(el, p)
-        prev = f.load(el, acc)
-        f(f"store {el} {prev}, ptr {p}, align 8")
-        f(f"store {el} {_combine(op, prev, x, el, f, intrinsic)}, ptr {acc}, align 8")
+        l0 = f.op(f"urem i64 {i}, {lsz[0]}")
+        rest = f.op(f"udiv i64 {i}, {lsz[0]}")
+        l1 = f.op(f"urem i64 {rest}, {lsz[1]}")
+        l2 = f.op(f"udiv i64 {rest}, {lsz[1]}")
+        key = f.op(f"call i64 @__oracle_sg_segkey_ids(i64 {l0}, i64 {l1}, i64 {l2})")
+        same, new, nxt = f.label("lseg.same"), f.label("lseg.new"), f.label("lseg.next")
+        cur = f.load("i64", open_key)
+        f(f"br i1 {f.op(f'icmp eq i64 {key}, {cur}')}, label %{same}, label %{new}")
+        f.block(new)
+        flush()
+        f(f"store {el} {f.load(el, total)}, ptr {base}, align 8")
+        f(f"store i64 {key}, ptr {open_key}, align 8")
+        b0 = f.load(el, base)
+        f(f"store {el} {comb(b0, ident)}, ptr {p}, align 8")
+        f(f"store {el} {comb(b0, x)}, ptr {p2}, align 8")
+        f(f"store {el} {x}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(same)
+        prev = f.load(el, seg)
+        now = comb(prev, x)
+        b1 = f.load(el, base)
+        f(f"store {el} {comb(b1, prev)}, ptr {p}, align 8")
+        f(f"store {el} {comb(b1, now)}, ptr {p2}, align 8")
+        f(f"store {el} {now}, ptr {seg}, align 8")
+        f(f"br label %{nxt}")
+        f.block(nxt)
 
-    f.loop(total, scan_step)
+    f.loop(f.op(f"mul i64 {f.op(f'mul i64 {lsz[0]}, {lsz[1]}')}, {lsz[2]}"), step)
+    flush()
+    if not scan:
+        to_all(f.load(el, total))
+        return
 
     def give(fib: str, k: str, lin: str) -> None:
-        ex = f.load(el, lin_ptr(lin))
-        x = f.load(el, lane_ptr("@__oracle_sg_in", fib, k))
+        ex = f.load(el, lin_ptr("@__oracle_sg_lin", lin))
+        inc = f.load(el, lin_ptr("@__oracle_sg_lin2", lin))
         f(f"store {el} {ex}, ptr {lane_ptr('@__oracle_sg_out', fib, k)}, align 8")
-        inc = _combine(op, ex, x, el, f, intrinsic)
         f(f"store {el} {inc}, ptr {lane_ptr('@__oracle_sg_out2', fib, k)}, align 8")
 
     each_lane(give)

@@ -22,10 +22,10 @@ the reference uses (OpenCL allows any order; we pick the reference's, so the
 oracle needs no tolerance). Work-group reductions and scans fold sub-group
 by sub-group in the reference too, so a packet's fold followed by the
 runtime's fold of packet totals is the reference's order along dimension 0;
-along other dimensions float ones are refused, integer scans pass all their
-lanes to the runtime (a packet is then not a run of consecutive linear ids:
-`_linear_scan`), and collectives under divergent control flow are refused
-(the non-uniform forms). With
+along other dimensions (a packet is then not a run of consecutive linear
+ids) scans and float reductions pass all their lanes to the runtime, which
+folds in the reference's order (`_linear`). Collectives under divergent
+control flow are refused (the non-uniform forms). With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
@@ -80,13 +80,6 @@ def refusal(name: str, dim: int) -> str | None:
     c = sg.parse_collective(name)
     if c is None:
         return sg.unsupported_reason(name)
-    if c.scope == "work":
-        if c.op is not None and c.op.startswith("f") and dim != 0:
-            return (f"floating-point work-group collective '{name}' along dimension {dim} is not vectorized: "
-                    "the model folds the group's values in linear order (dimension 0 fastest), and a packet "
-                    f"along dimension {dim} holds work-items that are not consecutive in it, so its in-packet "
-                    "fold would round differently")
-
     return None
 
 
@@ -697,15 +690,15 @@ class SubGroupPacketizer(Packetizer):
             res = b.call(fn, args)
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
         assert c.op is not None
-        x = self._int_masked(c.op, x, b)  # floats are refused (see `refusal`)
+        x = self._int_masked(c.op, x, b)
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        if self.uniform.dim != 0 and (c.kind != sg.REDUCE or isinstance(vty.element, T.FloatType)):
+            return self._linear(call, c, x, b)
         if c.kind == sg.REDUCE:
             args[c.value] = self._reduce(c.op, x, b)
             res = b.call(fn, args)
             return self._splat(res, b) if not isinstance(call.type, T.VoidType) else res
-        vty = x.type
-        assert isinstance(vty, T.VectorType)
-        if self.uniform.dim != 0:
-            return self._linear_scan(call, c, x, b)
         # Scans: the packet's own scan, offset by the group's exclusive scan of packet totals.
         incl = self._scan(c.op, x, True, b)
         # The packet's total: the scan's last lane for integers (a partial
@@ -721,25 +714,33 @@ class SubGroupPacketizer(Packetizer):
         local = incl if c.kind == sg.SCAN_INCLUSIVE else self._scan(c.op, x, False, b)
         return self._combine(c.op, self._splat(base, b), local, b)
 
-    def _linear_scan(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
-        """An integer work-group scan along dimension 1 or 2, where a packet's
-        lanes are not consecutive in the scan's linear order: the packet
-        passes all its lanes to the runtime's group step (the lanes form
-        `__mux_work_group_scan_exclusive_<op>_v<W><type>`), which places every
-        work-item's value at its linear id and hands each lane its exclusive
-        result; the inclusive one adds the lane's own value."""
+    def _linear(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
+        """A work-group scan, or float reduction, along dimension 1 or 2, where
+        a packet's lanes are not consecutive in the group's linear order: the
+        packet passes all its lanes to the runtime's group step, the lanes
+        form `__mux_work_group_<kind>_<op>_v<W><type>(i32 0, <W x type>)`,
+        which folds every work-item's value in linear order as the reference
+        does and gives each lane its result (a scan) or the total (a
+        reduction, one scalar)."""
         vty = x.type
         assert isinstance(vty, T.VectorType) and c.op is not None
         el = vty.element
         name = self._callee(call).name
-        if not isinstance(el, T.IntType) or el.bits < 8 or el.bits * self.width > 8 * 64:
+        if isinstance(el, T.IntType):
+            bits, tname = el.bits, f"i{el.bits}"
+        else:
+            assert isinstance(el, T.FloatType)
+            bits = el.bits if el.kind in ("half", "float", "double") else 0
+            tname = f"f{bits}"
+        if bits < 8 or bits * self.width > 8 * 64:
             raise PacketizationError(
-                f"work-group scan '{name}' along dimension {self.uniform.dim} is not supported for {el} at width "
-                f"{self.width}: the runtime's group step takes at most 64 bytes of lanes per packet")
+                f"work-group collective '{name}' along dimension {self.uniform.dim} is not supported for {el} at "
+                f"width {self.width}: the runtime's group step takes at most 64 bytes of lanes per packet")
+        ret = el if c.kind == sg.REDUCE else vty
         fn = self.module.get_or_insert_function(
-            f"__mux_work_group_scan_exclusive_{c.op}_v{self.width}i{el.bits}", T.FunctionType(vty, (T.i32, vty)))
-        excl = b.call(fn, [V.const_int(T.i32, 0), x])
-        return excl if c.kind == sg.SCAN_EXCLUSIVE else self._combine(c.op, excl, x, b)
+            f"__mux_work_group_{c.kind}_{c.op}_v{self.width}{tname}", T.FunctionType(ret, (T.i32, vty)))
+        res = b.call(fn, [V.const_int(T.i32, 0), x])
+        return self._splat(res, b) if c.kind == sg.REDUCE else res
 
     def _exclusive_variant(self, fn: V.Function, c: sg.Collective) -> V.Function:
         """The exclusive-scan builtin of the same operation and type as `fn`."""
