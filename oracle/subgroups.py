@@ -930,16 +930,17 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
 
     if c.kind in (names.REDUCE, names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE):
         assert c.op is not None
-        lanes, el = _elem(vty)
+        _, el = _elem(vty)
+        lanes_form = vty.startswith("<")  # `<1 x T>` too: a packet of width 1
         is_float = el in _FLOATS
         if is_float != c.op.startswith("f") or c.op.startswith("logical") and vty != "i1":
             raise Unsupported(f"{name} with signature {sig}")
         # The lanes form (`_v<W>`): a packet along dimension 1 or 2 passing all
         # its lanes, for scans and float reductions (docs/subgroups.md).
         linear_kind = el != "i1" and (c.kind != names.REDUCE or is_float)
-        if lanes > 1 and (scope == 0 or not linear_kind or (c.kind == names.REDUCE) != (rty == el)):
+        if lanes_form and (scope == 0 or not linear_kind or (c.kind == names.REDUCE) != (rty == el)):
             raise Unsupported(f"{name} with signature {sig}")
-        if lanes == 1 and rty != vty:
+        if not lanes_form and rty != vty:
             raise Unsupported(f"{name} with signature {sig}")
         bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
         scan = c.kind in (names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE)
@@ -959,7 +960,7 @@ def collective_definition(name: str, sig: FnSig, intrinsic) -> str:
                                    dim, lambda v: to_all(v), intrinsic)
                 f(f"br label %{done_bb}")
                 f.block(fold_bb)
-            if lanes > 1:
+            if lanes_form:
                 f("unreachable")  # the lanes form is only called along dimension 1 or 2
             else:
                 _work_group_fold(f, c.op, vty, ident, scan, c.kind == names.REDUCE, n, member, load_in,

@@ -43,7 +43,7 @@ def _kernel() -> str:
 
 
 def test_work_group_scans_and_float_reductions_along_dimensions_1_and_2_match() -> None:
-    rep = oracle.check(_kernel(), kernel="scans", widths=[2, 3, 4], dims=[1, 2], choices=["", "VectorPredication"],
+    rep = oracle.check(_kernel(), kernel="scans", widths=[1, 2, 3, 4], dims=[1, 2], choices=["", "VectorPredication"],
                        ndranges=["global=4,6,5 local=2,3,5", "global=3,4,6 local=3,4,3", "global=1,8,6 local=1,8,3"],
                        layout=["buf:i64:1200:zero", "buf:i64:150:random"])
     assert rep.results
