@@ -513,6 +513,13 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     wg = workgroup.builtin_definition(name, sig, em.intrinsic)
     if wg is not None:
         return wg
+    from vectorizer.builtins import async_copy  # the group copies (their wait is a barrier)
+
+    if async_copy.is_group_copy(name):
+        d = None if sig.varargs else async_copy.definition(name, sig.ret, sig.params, em.intrinsic)
+        if d is None:
+            raise Unsupported(f"{name} with signature {sig}")
+        return d
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
         raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
     d = _library(name, sig, em) or _clock(name, base, sig, em)

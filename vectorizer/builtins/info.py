@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .async_copy import is_group_operation
 from .mangling import demangle
 from .math import (
     ELEMENTWISE_INTRINSICS,
@@ -75,6 +76,10 @@ def classify(name: str | None) -> BuiltinSummary:
     if name == "printf" or name.startswith("_Z6printf"):
         return BuiltinSummary(BuiltinKind.PRINTF)
     if "barrier" in name and (name.startswith("__mux_") or name.startswith("_Z")):
+        return BuiltinSummary(BuiltinKind.BARRIER)
+    if is_group_operation(name):
+        # Asynchronous copies and their wait: reached once by a whole group,
+        # as a barrier is (async_copy.py; varying operands are refused).
         return BuiltinSummary(BuiltinKind.BARRIER)
     if name.startswith("__mux_sub_group_") or "sub_group_" in name:
         return BuiltinSummary(BuiltinKind.SUB_GROUP)
