@@ -9,6 +9,10 @@ spelled as the type the runtime implements it with:
 
 - `target("spirv.Event")` -> `ptr`: events are never read
   (vectorizer/builtins/async_copy.py); `zeroinitializer` stays valid.
+- `target("spirv.Image", ...)` -> `ptr addrspace(1)`: an image object in a
+  global buffer (header and pixels, vectorizer/builtins/images.py).
+- `target("spirv.Sampler")` -> `i32`: the sampler's bit field
+  (`__translate_sampler_initializer` returns its operand).
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from __future__ import annotations
 import re
 
 _EVENT = re.compile(r'target\("spirv\.Event"\)')
+_IMAGE = re.compile(r'target\("spirv\.Image"(?:,\s*(?:void|\d+))*\)')
+_SAMPLER = re.compile(r'target\("spirv\.Sampler"\)')
 
 
 def lower(text: str) -> str:
     """`text` with OpenCL's opaque target types replaced by their runtime types."""
     if "target(" not in text:
         return text
-    return _EVENT.sub("ptr", text)
+    return _SAMPLER.sub("i32", _IMAGE.sub("ptr addrspace(1)", _EVENT.sub("ptr", text)))

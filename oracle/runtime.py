@@ -498,6 +498,14 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     if name == "printf":
         # Output is not captured (yet); a no-op keeps scalar and vector equal.
         return f"define {sig.ret} @printf(ptr %f, ...) {{\n  ret {sig.ret} 0\n}}"
+    from vectorizer.builtins import images  # images and samplers, lowered by oracle/opaque_types.py
+
+    if images.is_image_builtin(name):
+        d = None if sig.varargs else images.definition(name, sig.ret, list(sig.params), em.decls.setdefault,
+                                                       em.intrinsic)
+        if d is None:
+            raise Unsupported(f"{name} with signature {sig}")
+        return d
     base = base_name(name)
     if base is None:
         return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass
 
 from .async_copy import is_group_operation
+from .images import is_pure_image_query
 from .mangling import demangle
 from .math import (
     ELEMENTWISE_INTRINSICS,
@@ -119,6 +120,8 @@ def is_pure_callee(name: str | None) -> bool:
     if split is not None and split[0] in ELEMENTWISE_INTRINSICS and split[0] != "expect":
         # A vector form (`llvm.fabs.v4f32`, as the library's float4 bodies
         # call): as pure as the scalar one, so a masked block need not wrap it.
+        return True
+    if is_pure_image_query(name):
         return True
     d = demangle(name)
     if d is not None and (d.name in PURE_OPENCL or d.name.startswith(("convert_", "as_"))):
