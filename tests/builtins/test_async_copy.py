@@ -76,3 +76,11 @@ def test_runtime_rejects_a_copy_with_another_signature() -> None:
     assert "llvm.memmove.p3.p1.i64" in (builtin_definition(name, ok, _Emitter()) or "")
     with pytest.raises(Unsupported):
         builtin_definition(name, FnSig("ptr", ("ptr addrspace(3)", "ptr addrspace(1)", "i32", "ptr"), False), _Emitter())
+
+
+def test_inferred_launch_keeps_room_for_the_copies() -> None:
+    """The sanitizer does not see the runtime's copies: buffers only a copy
+    reads must not be shrunk to what the kernel itself touched."""
+    rep = check(KERNELS, kernel="strided_in", widths=[4])
+    bad = [(str(r.global_size), r.status, r.detail) for r in rep.results if r.status != "match"]
+    assert rep.results and not bad, bad

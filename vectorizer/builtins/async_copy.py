@@ -48,6 +48,11 @@ def base(name: str | None) -> str | None:
     return m.group(2)
 
 
+def used_by(text: str) -> bool:
+    """Does module text `text` call an asynchronous copy?"""
+    return "async_work_group_" in text and _NAME.search(text) is not None
+
+
 def is_group_copy(name: str | None) -> bool:
     """A call of one of the two asynchronous copies."""
     return base(name) in GROUP_COPIES
