@@ -224,3 +224,27 @@ entry:
   store <4 x float> %v, ptr addrspace(1) %p, align 16
   ret void
 }
+
+; 1-D (clang 22): kernel void line(read_only image1d_t src, write_only image1d_t dst), with
+; a normalized, mirrored-repeat, linear sampler; writes read_imagef(src, lin, x * 0.07f - 0.5f) + width.
+define dso_local spir_kernel void @line(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 0) %src, target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 1) %dst) {
+entry:
+  %call.i = tail call spir_func i64 @_Z13get_global_idj(i32 noundef 0)
+  %conv.i = trunc i64 %call.i to i32
+  %0 = tail call spir_func target("spirv.Sampler") @__translate_sampler_initializer(i32 41)
+  %conv1.i = sitofp i32 %conv.i to float
+  %1 = tail call float @llvm.fmuladd.f32(float %conv1.i, float 0x3FB1EB8520000000, float -5.000000e-01)
+  %call2.i = tail call spir_func <4 x float> @_Z11read_imagef14ocl_image1d_ro11ocl_samplerf(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 0) %src, target("spirv.Sampler") %0, float noundef %1)
+  %call3.i = tail call spir_func i32 @_Z15get_image_width14ocl_image1d_ro(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 0) %src)
+  %conv4.i = sitofp i32 %call3.i to float
+  %splat.splatinsert.i = insertelement <4 x float> poison, float %conv4.i, i64 0
+  %splat.splat.i = shufflevector <4 x float> %splat.splatinsert.i, <4 x float> poison, <4 x i32> zeroinitializer
+  %add.i = fadd <4 x float> %call2.i, %splat.splat.i
+  tail call spir_func void @_Z12write_imagef14ocl_image1d_woiDv4_f(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 1) %dst, i32 noundef %conv.i, <4 x float> noundef %add.i)
+  ret void
+}
+
+declare spir_func <4 x float> @_Z11read_imagef14ocl_image1d_ro11ocl_samplerf(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 0), target("spirv.Sampler"), float noundef)
+declare float @llvm.fmuladd.f32(float, float, float)
+declare spir_func void @_Z12write_imagef14ocl_image1d_woiDv4_f(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 1), i32 noundef, <4 x float> noundef)
+declare spir_func i32 @_Z15get_image_width14ocl_image1d_ro(target("spirv.Image", void, 0, 0, 0, 0, 0, 0, 0))
