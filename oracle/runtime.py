@@ -504,7 +504,7 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
         d = None if sig.varargs else images.definition(name, sig.ret, list(sig.params), em.decls.setdefault,
                                                        em.intrinsic)
         if d is None:
-            raise Unsupported(f"{name} with signature {sig}")
+            raise Unsupported(f"unsupported builtin {name} with signature {sig}")
         return d
     base = base_name(name)
     if base is None:
@@ -526,7 +526,7 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     if async_copy.is_group_copy(name):
         d = None if sig.varargs else async_copy.definition(name, sig.ret, sig.params, em.intrinsic)
         if d is None:
-            raise Unsupported(f"{name} with signature {sig}")
+            raise Unsupported(f"unsupported builtin {name} with signature {sig}")
         return d
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
         raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
