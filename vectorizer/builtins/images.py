@@ -28,8 +28,9 @@ with `CLK_ADDRESS_NONE` (or without a sampler) gives the border colour, as
 `CLK_ADDRESS_CLAMP` does; a write outside is dropped; repeat and mirrored
 repeat without normalized coordinates address as `NONE`; linear filtering
 of `read_imagei`/`read_imageui` is nearest; `read_imagef` of an integer
-format converts the integer, `write_imagef` to one converts with
-saturation. Supported formats: orders `CL_R`, `CL_RG`, `CL_RGBA`,
+format converts the integer, `read_imagei`/`ui` of another format return
+the stored bits; `write_imagef` to an integer format rounds and
+saturates, `write_imagei`/`ui` to another format convert the integer. Supported formats: orders `CL_R`, `CL_RG`, `CL_RGBA`,
 `CL_BGRA`; every 8-, 16- and 32-bit channel type plus half and float
 (`CHANNEL_TYPES`).
 """
