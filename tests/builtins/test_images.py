@@ -232,3 +232,51 @@ def test_vectorizer_instantiates_reads_and_keeps_the_sampler_scalar() -> None:
     body = body[: body.index("\n}\n")]
     assert body.count("@__translate_sampler_initializer(") == 3           # uniform: once each
     assert body.count("@_Z11read_imagef14ocl_image2d_ro11ocl_samplerDv2_f(") == 12  # 3 reads x 4 lanes
+
+
+# ----------------------------------------------------- channel orders (OpenCL 1.2, 8.3)
+
+# order -> (r, g, b, a) from the stored channels s[0..]; None: 0 (1 for alpha when the order has none)
+READ = {
+    "r": (0, None, None, None), "a": (None, None, None, 0), "rg": (0, 1, None, None),
+    "ra": (0, None, None, 1), "rgba": (0, 1, 2, 3), "bgra": (2, 1, 0, 3), "argb": (1, 2, 3, 0),
+    "intensity": (0, 0, 0, 0), "luminance": (0, 0, 0, None),
+}
+HAS_ALPHA = {"a", "ra", "rgba", "bgra", "argb", "intensity"}
+
+
+@pytest.mark.parametrize("order", sorted(READ))
+def test_channel_orders_read(order: str) -> None:
+    n = images.ORDERS[order][1]
+    layout = [f"image:2d:{order}:unorm8:8x6", "sampler:0x10", "scalar:f32:3.0", "buf:4xf32:64:zero"]
+    img, out = (b for b in run_scalar(KERNELS, "global=64 local=16", kernel="sample", layout=layout)
+                if b is not None)
+    stored = _pixels(img, "u1", (6, 8, n)).astype(np.float32) / np.float32(255)
+    got = out.reshape(64, 4)
+    f32 = np.float32
+    for g in range(64):
+        x = math.floor((f32(g % 37) * f32(0.173) - f32(2.125)) * f32(3.0))
+        y = math.floor((f32(g % 23) * f32(0.219) - f32(1.75)) * f32(3.0))
+        if 0 <= x < 8 and 0 <= y < 6:
+            want = [stored[y, x, k] if k is not None else (1.0 if c == 3 and order not in HAS_ALPHA else 0.0)
+                    for c, k in enumerate(READ[order])]
+        else:  # CLK_ADDRESS_NONE outside: the border colour
+            want = [0.0, 0.0, 0.0, 0.0 if order in HAS_ALPHA else 1.0]
+        assert np.array_equal(got[g], np.array(want, np.float32)), (order, g, got[g], want)
+
+
+# order -> the components of (r, g, b, a) stored, in storage order
+WRITE = {"r": (0,), "a": (3,), "rg": (0, 1), "ra": (0, 3), "rgba": (0, 1, 2, 3), "bgra": (2, 1, 0, 3),
+         "argb": (3, 0, 1, 2), "intensity": (0,), "luminance": (0,)}
+
+
+@pytest.mark.parametrize("order", sorted(WRITE))
+def test_channel_orders_write(order: str) -> None:
+    layout = ["image:2d:rgba:float:16x8", f"image:2d:{order}:float:16x8:zero", "sampler:0x12"]
+    src, dst, _ = run_scalar(KERNELS, "global=16,8 local=4,2", kernel="copy_sampled", layout=layout)
+    s = _pixels(src, "<f4", (8, 16, 4))
+    ys = np.minimum(np.arange(8) + 1, 7)
+    xs = np.maximum(np.arange(16) - 1, 0)
+    colour = s[ys][:, xs]
+    got = _pixels(dst, "<f4", (8, 16, len(WRITE[order])))
+    assert np.array_equal(got, colour[..., list(WRITE[order])])

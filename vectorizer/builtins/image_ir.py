@@ -8,13 +8,46 @@ from __future__ import annotations
 
 from .images import (
     CHANNEL_TYPES,
-    CL_BGRA,
     CLAMP,
     CLAMP_TO_EDGE,
     FILTER_LINEAR,
     MIRRORED_REPEAT,
+    NO_ALPHA,
+    ORDERS,
+    READ_SWIZZLE,
     REPEAT,
+    WRITE_SWIZZLE,
 )
+
+
+def _order_test(name: str, orders: tuple[str, ...]) -> list[str]:
+    """`%{name}` = the image's channel order (`%order`) is one of `orders`."""
+    out, cond = [], ""
+    for i, o in enumerate(orders):
+        out.append(f"  %{name}.{i} = icmp eq i32 %order, {ORDERS[o][0]}")
+        if cond:
+            out.append(f"  %{name}.or{i} = or i1 {cond}, %{name}.{i}")
+            cond = f"%{name}.or{i}"
+        else:
+            cond = f"%{name}.{i}"
+    out.append(f"  %{name} = select i1 {cond}, i1 true, i1 false")
+    return out
+
+
+def _by_order(name: str, a: str, b: str, masks: dict[str, tuple[int, ...]]) -> list[str]:
+    """`%{name}` = `shufflevector a, b` with the image's order's mask (the first order's by default)."""
+    out, cur = [], ""
+    for o, mask in masks.items():
+        m = ", ".join(f"i32 {i}" for i in mask)
+        out.append(f"  %{name}.{o} = shufflevector <4 x i32> {a}, <4 x i32> {b}, <4 x i32> <{m}>")
+        if not cur:
+            cur = f"%{name}.{o}"
+            continue
+        out.append(f"  %{name}.is.{o} = icmp eq i32 %order, {ORDERS[o][0]}")
+        out.append(f"  %{name}.sel.{o} = select i1 %{name}.is.{o}, <4 x i32> %{name}.{o}, <4 x i32> {cur}")
+        cur = f"%{name}.sel.{o}"
+    out.append(f"  %{name} = select i1 true, <4 x i32> {cur}, <4 x i32> {cur}")
+    return out
 
 
 def _pick(lines: list[str], p: str, choices: list[tuple[list[str], str]], default: str, out: str, ty: str) -> None:
@@ -49,7 +82,7 @@ def _texel_fn() -> str:
         "  %xin = icmp ult i32 %x, %w", "  %yin = icmp ult i32 %y, %h", "  %zin = icmp ult i32 %z, %d",
         "  %xy = and i1 %xin, %yin", "  %in = and i1 %xy, %zin",
         "  %one = select i1 %asf, i32 1065353216, i32 1",
-        "  %noalpha = icmp ult i32 %nch, 4",
+        *_order_test("noalpha", NO_ALPHA),
         "  br i1 %in, label %inside, label %border",
         "border:",
         "  %ba = select i1 %noalpha, i32 %one, i32 0",
@@ -94,15 +127,13 @@ def _texel_fn() -> str:
         lines += [
             f"  %{p}.fb = bitcast float %{p}.flt to i32",
             f"  %{p}.v = select i1 %asf, i32 %{p}.fb, i32 %{p}.raw",
-            f"  %{p}.has = icmp ult i32 {c}, %nch",
-            f"  %{p}.out = select i1 %{p}.has, i32 %{p}.v, i32 {'%one' if c == 3 else '0'}",
-            f"  %vec{c} = insertelement <4 x i32> {vec}, i32 %{p}.out, i64 {c}",
+            f"  %vec{c} = insertelement <4 x i32> {vec}, i32 %{p}.v, i64 {c}",
         ]
         vec = f"%vec{c}"
     lines += [
-        f"  %bgra = icmp eq i32 %order, {CL_BGRA}",
-        "  %sw = shufflevector <4 x i32> %vec3, <4 x i32> poison, <4 x i32> <i32 2, i32 1, i32 0, i32 3>",
-        "  %r = select i1 %bgra, <4 x i32> %sw, <4 x i32> %vec3",
+        # Stored channels to (r, g, b, a): lanes 4 and 5 of the second operand are 0 and 1.
+        "  %fill = insertelement <4 x i32> zeroinitializer, i32 %one, i64 1",
+        *_by_order("r", "%vec3", "%fill", READ_SWIZZLE),
         "  ret <4 x i32> %r", "}",
     ]
     return "\n".join(lines)
@@ -126,9 +157,8 @@ def _store_fn() -> str:
         "  %xy = and i1 %xin, %yin", "  %in = and i1 %xy, %zin",
         "  br i1 %in, label %inside, label %done",
         "inside:",
-        f"  %bgra = icmp eq i32 %order, {CL_BGRA}",
-        "  %sw = shufflevector <4 x i32> %col0, <4 x i32> poison, <4 x i32> <i32 2, i32 1, i32 0, i32 3>",
-        "  %col = select i1 %bgra, <4 x i32> %sw, <4 x i32> %col0",
+        # (r, g, b, a) to the stored channels.
+        *_by_order("col", "%col0", "zeroinitializer", WRITE_SWIZZLE),
         "  %zh = mul i32 %z, %h", "  %zy = add i32 %zh, %y", "  %zw = mul i32 %zy, %w", "  %lin = add i32 %zw, %x",
         "  %lin64 = zext i32 %lin to i64", "  %pb = mul i32 %nch, %chb", "  %pb64 = zext i32 %pb to i64",
         "  %off = mul i64 %lin64, %pb64", "  %off2 = add i64 %off, 32",

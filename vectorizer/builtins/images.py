@@ -30,9 +30,10 @@ repeat without normalized coordinates address as `NONE`; linear filtering
 of `read_imagei`/`read_imageui` is nearest; `read_imagef` of an integer
 format converts the integer, `read_imagei`/`ui` of another format return
 the stored bits; `write_imagef` to an integer format rounds and
-saturates, `write_imagei`/`ui` to another format convert the integer. Supported formats: orders `CL_R`, `CL_RG`, `CL_RGBA`,
-`CL_BGRA`; every 8-, 16- and 32-bit channel type plus half and float
-(`CHANNEL_TYPES`).
+saturates, `write_imagei`/`ui` to another format convert the integer.
+Supported formats: orders `CL_R`, `CL_A`, `CL_RG`, `CL_RA`, `CL_RGBA`,
+`CL_BGRA`, `CL_ARGB`, `CL_INTENSITY`, `CL_LUMINANCE` (`ORDERS`); every 8-,
+16- and 32-bit channel type plus half and float (`CHANNEL_TYPES`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,23 @@ from collections.abc import Callable
 HEADER = 32
 PADDING = 16  # a texel's channels are loaded whole: reading past the last pixel stays inside
 
-ORDERS = {"r": (0x10B0, 1), "rg": (0x10B2, 2), "rgba": (0x10B5, 4), "bgra": (0x10B6, 4)}
+# name -> (CL value, channels stored per pixel)
+ORDERS = {
+    "r": (0x10B0, 1), "a": (0x10B1, 1), "rg": (0x10B2, 2), "ra": (0x10B3, 2), "rgba": (0x10B5, 4),
+    "bgra": (0x10B6, 4), "argb": (0x10B7, 4), "intensity": (0x10B8, 1), "luminance": (0x10B9, 1),
+}
+# Stored channels (0-3; 4 is 0, 5 is 1) read as (r, g, b, a), and (r, g, b, a)
+# written as the stored channels (OpenCL 1.2, 8.3).
+READ_SWIZZLE = {
+    "rgba": (0, 1, 2, 3), "r": (0, 4, 4, 5), "a": (4, 4, 4, 0), "rg": (0, 1, 4, 5), "ra": (0, 4, 4, 1),
+    "bgra": (2, 1, 0, 3), "argb": (1, 2, 3, 0), "intensity": (0, 0, 0, 0), "luminance": (0, 0, 0, 5),
+}
+WRITE_SWIZZLE = {
+    "rgba": (0, 1, 2, 3), "r": (0, 4, 4, 4), "a": (3, 4, 4, 4), "rg": (0, 1, 4, 4), "ra": (0, 3, 4, 4),
+    "bgra": (2, 1, 0, 3), "argb": (3, 0, 1, 2), "intensity": (0, 4, 4, 4), "luminance": (0, 4, 4, 4),
+}
+# Orders without alpha: their border colour is (0, 0, 0, 1), the others' (0, 0, 0, 0).
+NO_ALPHA = ("r", "rg", "luminance")
 # name -> (CL value, bytes per channel, kind: s signed int, u unsigned int, sn/un normalized, f float)
 CHANNEL_TYPES = {
     "snorm8": (0x10D0, 1, "sn"), "snorm16": (0x10D1, 2, "sn"),
@@ -53,7 +70,6 @@ CHANNEL_TYPES = {
     "uint8": (0x10DA, 1, "u"), "uint16": (0x10DB, 2, "u"), "uint32": (0x10DC, 4, "u"),
     "half": (0x10DD, 2, "f"), "float": (0x10DE, 4, "f"),
 }
-CL_BGRA = ORDERS["bgra"][0]
 ADDRESS_NONE, CLAMP_TO_EDGE, CLAMP, REPEAT, MIRRORED_REPEAT = 0, 2, 4, 6, 8
 NORMALIZED, FILTER_NEAREST, FILTER_LINEAR = 1, 0x10, 0x20
 
