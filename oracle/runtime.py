@@ -529,7 +529,7 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
             raise Unsupported(f"unsupported builtin {name} with signature {sig}")
         return d
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
-        raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
+        raise Unsupported(f"unsupported builtin {name} (sub-group barriers, sub-group and work-group operations)")
     d = _library(name, sig, em) or _clock(name, base, sig, em)
     if d is None:
         # Signatures the library does not know (Vecz's lit tests declare
