@@ -280,3 +280,12 @@ def test_channel_orders_write(order: str) -> None:
     colour = s[ys][:, xs]
     got = _pixels(dst, "<f4", (8, 16, len(WRITE[order])))
     assert np.array_equal(got, colour[..., list(WRITE[order])])
+
+
+def test_opaque_types_are_lowered_for_the_code_generator() -> None:
+    from oracle.opaque_types import lower
+
+    text = ('declare target("spirv.Event") @c(ptr addrspace(3), target("spirv.Event"))\n'
+            'define void @k(target("spirv.Image", void, 1, 0, 0, 0, 0, 0, 1) %i, target("spirv.Sampler") %s)')
+    assert lower(text) == ('declare ptr @c(ptr addrspace(3), ptr)\n'
+                           'define void @k(ptr addrspace(1) %i, i32 %s)')
