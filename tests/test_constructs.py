@@ -132,9 +132,11 @@ def test_explanations() -> None:
 def test_runtime_defines_asks_the_oracle_runtime() -> None:
     assert C.runtime_defines(("_Z4fabsf", "float", ["float"])) is True
     assert C.runtime_defines(("_Z7barrierj", "void", ["i32"])) is True  # the fibers synchronise
-    # Sub-group collectives are (oracle/subgroups.py); their non-uniform forms are not.
+    # Sub-group collectives are (oracle/subgroups.py), the non-uniform forms too;
+    # the logical non-uniform operations are not.
     assert C.runtime_defines(("_Z20sub_group_reduce_addi", "i32", ["i32"])) is True
-    assert C.runtime_defines(("_Z32sub_group_non_uniform_reduce_addi", "i32", ["i32"])) is False
+    assert C.runtime_defines(("_Z32sub_group_non_uniform_reduce_addi", "i32", ["i32"])) is True
+    assert C.runtime_defines(("_Z40sub_group_non_uniform_reduce_logical_andi", "i32", ["i32"])) is False
     assert C.runtime_defines(None) is None
 
 
