@@ -205,9 +205,10 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
     assert ref is not None
     if (ref.status == "scalar-fault" and "out-of-bounds" in ref.detail and sanitize
             and not state.get("zero_failed")):
-        # Indices read from integer buffers (filled mod 64) may be valid only
-        # small (`table[io[0]]` of a 2-entry table): try them all 0.
-        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init == "mod64" else a
+        # Indices read from the buffers may be valid only small (`table[io[0]]`
+        # of a 2-entry table; Parboil's binning converts float coordinates,
+        # which a host keeps in the grid): try every inferred fill 0.
+        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init in ("mod64", "random") else a
                        for a in cands[state["candidate"]])
         if zeroed != cands[state["candidate"]]:
             got = _reference(sess, pk, pv, zeroed, nd, seed, sanitize, True, trial)

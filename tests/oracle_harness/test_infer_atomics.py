@@ -96,11 +96,8 @@ def test_atomic_before_the_buffer_is_located_out_of_bounds(form: str, space: int
 
 @pytest.mark.skipif(not BINNING.exists(), reason="../shared/realworld-dev is not checked out")
 def test_parboil_binning_kernel_is_judged() -> None:
+    # Its bin index converts float coordinates (`fptoui`), which random
+    # data makes huge; with the inferred buffers zero-filled it runs, at
+    # every NDRange, and the vectorized kernel is compared with it.
     rep = oracle.check(BINNING.read_text(), kernel="binning_kernel", widths=[4])
-    assert rep.results and not rep.failed, rep.results
-    for r in rep.results:
-        # No unlocated crash: a match, or the input's defect with its site.
-        assert r.status in ("match", "scalar-fault"), r
-        if r.status == "scalar-fault":
-            assert "out-of-bounds" in r.detail and "_Z8atom_addPU3AS1Vjj" in r.detail, r.detail
-    assert any(r.status == "match" for r in rep.results), rep.results
+    assert rep.summary == {"match": len(rep.results)}, rep.results
