@@ -129,11 +129,18 @@ def _failed(res: Any) -> str | None:
 
 def scalar_candidates(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgSpec, ...]]:
     """Inferred layouts to try, in order: integer scalars set to the
-    NDRange's extent along dimension 0, then as inferred."""
-    extent = str(nd.offset[0] + nd.global_size[0])
-    sized = tuple(replace(a, value=extent) if a.kind == "scalar" and a.lanes == 1
-                  and a.base in ("i16", "i32", "i64") else a for a in args)
-    return [sized, args] if sized != args else [args]
+    NDRange's extent along dimension 0, then (in 2- and 3-D) to its number
+    of work-items, then as inferred."""
+    def every_int(v: int) -> tuple[ArgSpec, ...]:
+        return tuple(replace(a, value=str(v)) if a.kind == "scalar" and a.lanes == 1
+                     and a.base in ("i16", "i32", "i64") else a for a in args)
+
+    extent = nd.offset[0] + nd.global_size[0]
+    # In 2- and 3-D, the number of work-items too: a leading dimension
+    # (`C[row * ldc + col]` over rows of several groups) must exceed the extent.
+    total = nd.offset[0] + nd.total
+    out = [every_int(extent)] + ([every_int(total)] if total != extent else [])
+    return [c for c in dict.fromkeys(out) if c != args] + [args]
 
 
 # At most this many per-argument combinations are tried after the uniform
