@@ -281,12 +281,24 @@ def shaped_ndranges(dims: set[int], shape: LocalShape) -> list[NDRange]:
 def launch_ndranges(dims: set[int], shape: LocalShape | None = None) -> list[NDRange]:
     """The NDRanges for a kernel asking for ids along `dims` (module
     docstring); with `shape`, those of `shaped_ndranges` when it gives any."""
-    if shape:
+    if shape and shape.size:
         shaped = shaped_ndranges(dims, shape)
         if shaped:
             return shaped
     if not dims:
         return [parse_ndrange(ND_TASK)]
+    if shape and shape.single:
+        # The generic local sizes, one group along the dimensions the
+        # kernel never tells groups apart on.
+        out = []
+        for nd in launch_ndranges(dims):
+            g = [nd.local_size[d] if d in shape.single else nd.global_size[d] for d in range(nd.work_dim)]
+            o = [0 if d in shape.single else nd.offset[d] for d in range(nd.work_dim)]
+            text = f"global={','.join(map(str, g))} local={','.join(map(str, nd.local_size[: nd.work_dim]))}"
+            if any(o):
+                text += f" offset={','.join(map(str, o))}"
+            out.append(parse_ndrange(text))
+        return out
     work_dim = max(dims) + 1
     low = min(dims)
 

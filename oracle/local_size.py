@@ -42,6 +42,10 @@ _GEP = re.compile(r"^getelementptr(?: (?:inbounds|nuw|nusw|inrange\(\S+\)))* (.+
                   r"(@[\w.$\"-]+|%[\w.$-]+)((?:, i\d+ (?:%[\w.$-]+|-?\d+))*)$")
 _GLOBAL = re.compile(r"^(@[\w.$\"-]+) = .*addrspace\(3\) global (.+?)(?: undef| poison| zeroinitializer)", re.M)
 _REQD = re.compile(r"!reqd_work_group_size (![\d]+)")
+# A `__local` array longer than this along a dimension is taken for a scratch
+# area (an FFT's 576 floats, a scan's 1024 padded slots), not a tile whose
+# extent is the group's: it gives no local size.
+MAX_TILE = 256
 _SCALAR_SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
 
 
@@ -237,7 +241,7 @@ def local_shape(text: str, kernel: str) -> LocalShape:
         if d in exact:
             out.size[d] = exact[d][0]
             out.reasons.append(f"local size {exact[d][0]} along {d}: {exact[d][1]}")
-        elif d in bound and bound[d][0] <= 1024:
+        elif d in bound and bound[d][0] <= MAX_TILE:
             out.size[d] = bound[d][0]
             out.reasons.append(f"local size {bound[d][0]} along {d}: {bound[d][1]}")
     for d in sorted(queried - grouped):
