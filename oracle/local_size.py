@@ -210,7 +210,7 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                 # A byte offset from a pointer indexed by lid(a): `lid(b) * K` bytes.
                 if ssize == 1 and term is not None and term[0] == "lid" and len(idxs) == 1:
                     v = vals.get(idxs[0])
-                    if v and v[0] == "scaled" and v[2] % esize == 0 and v[1] != term[1]:
+                    if v and v[0] == "scaled" and v[2] >= esize and v[2] % esize == 0 and v[1] != term[1]:
                         k = v[2] // esize
                         exact.setdefault(term[1], (k, f"get_local_id({term[1]}) + get_local_id({v[1]}) * {k}"
                                                   f" indexing {obj}"))
