@@ -217,7 +217,7 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
         # Indices read from the buffers may be valid only small (`table[io[0]]`
         # of a 2-entry table; Parboil's binning converts float coordinates,
         # which a host keeps in the grid): try every inferred fill 0.
-        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init in ("mod64", "random") else a
+        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and not a.image and a.init in ("mod64", "random") else a
                        for a in cands[state["candidate"]])
         if zeroed != cands[state["candidate"]]:
             got = _reference(sess, pk, pv, zeroed, nd, seed, sanitize, True, trial)
