@@ -232,6 +232,9 @@ class Case:
     # True when `args` were inferred (oracle.infer), not written by a user:
     # the oracle may then size the buffers to what the kernel touches.
     inferred_args: bool = False
+    # How an inferred launch was chosen, added to the input's verdicts
+    # (scalar-fault, scalar-race) so a reader knows the launch was a guess.
+    launch_note: str = ""
 
     def header(self) -> str:
         """The `; key: value` header lines for this case (no trailing IR)."""

@@ -240,6 +240,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
 
     def emit(cfg: tuple, nd: NDRange, status: str, detail: str) -> None:
         w_, d, c = cfg
+        if case.launch_note and status in ("scalar-fault", "scalar-race"):
+            detail = f"{detail} [{case.launch_note}]"  # the input's verdict under a guessed launch
         report.results.append(Result(
             w_, d, c, list(nd.global_size[: nd.work_dim]), list(nd.local_size[: nd.work_dim]), status, detail,
         ))

@@ -35,6 +35,7 @@ from vectorizer.llvm_context import new_context, parse_in
 from . import image_args  # images and samplers (vectorizer/builtins/images.py)
 from .case import ArgSpec, Case, CaseError, NDRange, parse_arg, parse_ndrange
 from .jit import initialize, strip_calling_conventions
+from .local_size import LocalShape, local_shape
 from .runtime import base_name
 
 # (global, local, offset) per dimension.
@@ -235,10 +236,70 @@ def id_dims(mod: llvm.ModuleRef, kernel: str) -> set[int]:
     return dims
 
 
-def launch_ndranges(dims: set[int]) -> list[NDRange]:
-    """The NDRanges for a kernel asking for ids along `dims` (module docstring)."""
+# Work-items an NDRange made from a kernel's own work-group shape may have.
+MAX_SHAPED_ITEMS = 1 << 14
+
+
+def shaped_ndranges(dims: set[int], shape: LocalShape) -> list[NDRange]:
+    """NDRanges with the work-group shape the kernel assumes
+    (oracle.local_size): its local size along the dimensions it fixes, one
+    group along those it never tells groups apart on, and elsewhere the
+    generic sizes; 2 groups (and 3 along the lowest dimension) where
+    groups are allowed. Empty when the shape does not give a launch."""
+    used = dims | {d for d, v in shape.size.items() if v > 1}
+    if not used:
+        return []
+    work_dim = max(used) + 1
+    multi = len(dims) > 1
+    local = []
+    for d in range(work_dim):
+        if d in shape.size:
+            local.append(shape.size[d])
+        elif d in dims:
+            local.append(4 if multi else 16)
+        else:
+            local.append(1)
+    if any(v < 1 for v in local):
+        return []
+    out = []
+    low = min(dims) if dims else 0
+    for groups_low, groups_other in ((2, 2), (3, 1), (1, 1)):
+        g = []
+        for d in range(work_dim):
+            n = 1 if d in shape.single or d not in dims else groups_low if d == low else groups_other
+            g.append(local[d] * n)
+        total = 1
+        for v in g:
+            total *= v
+        if total > MAX_SHAPED_ITEMS:
+            continue
+        nd = parse_ndrange(f"global={','.join(map(str, g))} local={','.join(map(str, local))}")
+        if all(str(nd) != str(o) for o in out):
+            out.append(nd)
+    return out
+
+
+def launch_ndranges(dims: set[int], shape: LocalShape | None = None) -> list[NDRange]:
+    """The NDRanges for a kernel asking for ids along `dims` (module
+    docstring); with `shape`, those of `shaped_ndranges` when it gives any."""
+    if shape and shape.size:
+        shaped = shaped_ndranges(dims, shape)
+        if shaped:
+            return shaped
     if not dims:
         return [parse_ndrange(ND_TASK)]
+    if shape and shape.single:
+        # The generic local sizes, one group along the dimensions the
+        # kernel never tells groups apart on.
+        out = []
+        for nd in launch_ndranges(dims):
+            g = [nd.local_size[d] if d in shape.single else nd.global_size[d] for d in range(nd.work_dim)]
+            o = [0 if d in shape.single else nd.offset[d] for d in range(nd.work_dim)]
+            text = f"global={','.join(map(str, g))} local={','.join(map(str, nd.local_size[: nd.work_dim]))}"
+            if any(o):
+                text += f" offset={','.join(map(str, o))}"
+            out.append(parse_ndrange(text))
+        return out
     work_dim = max(dims) + 1
     low = min(dims)
 
@@ -323,7 +384,13 @@ def infer_case(case: Case, kernel: str | None = None,
     fn = mod.get_function(name)
     params = list(fn.arguments)
     dims_used = id_dims(mod, name)
-    nds = case.ndranges or launch_ndranges(dims_used)
+    shape = local_shape(canon, name) if not case.ndranges else LocalShape()
+    nds = case.ndranges or launch_ndranges(dims_used, shape)
+    launch_note = ""
+    if not case.ndranges:
+        how = "; ".join(shape.reasons) if shape else "no work-group size in the kernel's IR, generic local sizes"
+        launch_note = (f"inferred launch ({how}); if the kernel's host code uses another, give it in a case"
+                       " header (`ndrange:`, `args:`: docs/oracle.md, \"Supplying a launch\")")
     items = max(nd.total for nd in nds)
     local_items = max(nd.local_size[0] * nd.local_size[1] * nd.local_size[2] for nd in nds)
     inferred = False
@@ -374,5 +441,5 @@ def infer_case(case: Case, kernel: str | None = None,
     return Case(
         ir=case.ir, kernel=name, args=args, ndranges=nds, widths=case.widths, dims=dims,
         choices=case.choices, seed=case.seed, origin=case.origin or "inferred layout",
-        failure=case.failure, extra=case.extra, is_case=True, inferred_args=inferred,
+        failure=case.failure, extra=case.extra, is_case=True, inferred_args=inferred, launch_note=launch_note,
     )

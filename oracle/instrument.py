@@ -11,7 +11,8 @@ access is preceded by a call into the sanitizer's run-time library
 - `llvm.masked.load`/`store` (active lanes), `gather`/`scatter` (each active
   lane's pointer), `expandload`/`compressstore` (the popcount of the mask);
 - OpenCL builtins that access memory through a pointer: `vloadN`/`vstoreN`,
-  `atomic_*`/`atom_*`, and the ones with an output pointer (`fract`,
+  every atomic form (`atom_*`, `atomic_*`, `atomic_fetch_*`, `*_explicit`,
+  stores, loads, compare-exchange, flags), and the ones with an output pointer (`fract`,
   `modf`, `sincos`, `frexp`, `remquo`, `lgamma_r`).
 
 Each check names the object the pointer is based on (oracle.provenance):
@@ -465,13 +466,16 @@ class _Instrumenter:
             r = b.call(self.access, [addr, V.ConstantInt(T.i64, nbytes), obj, base_v, end, info])
             call.set_arg(ptr_i, b.inttoptr(b.sub(r, delta), ptr.type))
             return
-        if re.match(r"atomic?_", base) and ptr_args[0] == 0:
-            val_t = call.type if not isinstance(call.type, T.VoidType) else (args[1].type if len(args) > 1 else None)
-            if val_t is None:
-                return
-            flags = ATOMIC | (READ if "load" in base else WRITE if "store" in base else READ | WRITE)
-            info = self._site(fn_name, call, flags)
-            call.set_arg(0, self._check(b, prov, is_kernel, args[0], self._size(b, val_t), info))
+        accesses = _atomic_accesses(base, call)
+        if accesses is not None:
+            # Every form (`atom_*`, `atomic_*`, `atomic_fetch_*`, `*_explicit`,
+            # compare-exchange, flags), whatever the address space: the
+            # runtime's body is an atomicrmw/cmpxchg/atomic load or store on
+            # the pointer, which the check must see before the call.
+            for i, t, flags in accesses:
+                info = self._site(fn_name, call, flags)
+                size = V.ConstantInt(T.i64, t) if isinstance(t, int) else self._size(b, t)
+                call.set_arg(i, self._check(b, prov, is_kernel, args[i], size, info))
             return
         if base in _OUT_POINTER:
             i = ptr_args[-1]
@@ -482,6 +486,37 @@ class _Instrumenter:
             info = self._site(fn_name, call, WRITE)
             call.set_arg(i, self._check(b, prov, is_kernel, args[i], V.ConstantInt(T.i64, nbytes), info))
             return
+
+
+_ATOMIC_NAME = re.compile(r"atom(?:ic)?_(?:fetch_)?(\w+?)(?:_explicit)?")
+
+
+def _atomic_accesses(base: str, call: I.CallInst) -> list[tuple[int, T.Type | int, int]] | None:
+    """The memory an OpenCL atomic builtin call accesses, as (argument
+    index, type or byte count, flags) per pointer; None when `base` is not
+    an atomic builtin taking its object as first argument."""
+    m = _ATOMIC_NAME.fullmatch(base)
+    args = call.args
+    if m is None or not args or not isinstance(args[0].type, T.PointerType):
+        return None
+    op = m.group(1)
+    ret = None if isinstance(call.type, T.VoidType) else call.type
+    rmw = READ | WRITE | ATOMIC
+    if op in ("compare_exchange_strong", "compare_exchange_weak"):
+        if len(args) < 3 or not isinstance(args[1].type, T.PointerType):
+            return None
+        # *expected is read, and written on failure: a plain access.
+        return [(0, args[2].type, rmw), (1, args[2].type, READ | WRITE)]
+    if op in ("flag_test_and_set", "flag_clear"):
+        return [(0, 4, rmw if op == "flag_test_and_set" else WRITE | ATOMIC)]  # atomic_flag: an int
+    if op == "load":
+        return [(0, ret, READ | ATOMIC)] if ret is not None else None
+    if op in ("store", "init"):
+        if len(args) < 2:
+            return None
+        return [(0, args[1].type, WRITE | (ATOMIC if op == "store" else 0))]
+    val_t = ret if ret is not None else (args[1].type if len(args) > 1 else None)
+    return [(0, val_t, rmw)] if val_t is not None else None
 
 
 def _byval(root: Root) -> bool:

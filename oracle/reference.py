@@ -131,11 +131,18 @@ def _failed(res: Any) -> str | None:
 
 def scalar_candidates(args: tuple[ArgSpec, ...], nd: NDRange) -> list[tuple[ArgSpec, ...]]:
     """Inferred layouts to try, in order: integer scalars set to the
-    NDRange's extent along dimension 0, then as inferred."""
-    extent = str(nd.offset[0] + nd.global_size[0])
-    sized = tuple(replace(a, value=extent) if a.kind == "scalar" and a.lanes == 1 and not a.image
-                  and a.base in ("i16", "i32", "i64") else a for a in args)
-    return [sized, args] if sized != args else [args]
+    NDRange's extent along dimension 0, then (in 2- and 3-D) to its number
+    of work-items, then as inferred."""
+    def every_int(v: int) -> tuple[ArgSpec, ...]:
+        return tuple(replace(a, value=str(v)) if a.kind == "scalar" and a.lanes == 1 and not a.image
+                     and a.base in ("i16", "i32", "i64") else a for a in args)
+
+    extent = nd.offset[0] + nd.global_size[0]
+    # In 2- and 3-D, the number of work-items too: a leading dimension
+    # (`C[row * ldc + col]` over rows of several groups) must exceed the extent.
+    total = nd.offset[0] + nd.total
+    out = [every_int(extent)] + ([every_int(total)] if total != extent else [])
+    return [c for c in dict.fromkeys(out) if c != args] + [args]
 
 
 # At most this many per-argument combinations are tried after the uniform
@@ -207,9 +214,10 @@ def reference_run(sess: Any, pk: str, pv: list, args: tuple[ArgSpec, ...], nd: N
     assert ref is not None
     if (ref.status == "scalar-fault" and "out-of-bounds" in ref.detail and sanitize
             and not state.get("zero_failed")):
-        # Indices read from integer buffers (filled mod 64) may be valid only
-        # small (`table[io[0]]` of a 2-entry table): try them all 0.
-        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and a.init == "mod64" else a
+        # Indices read from the buffers may be valid only small (`table[io[0]]`
+        # of a 2-entry table; Parboil's binning converts float coordinates,
+        # which a host keeps in the grid): try every inferred fill 0.
+        zeroed = tuple(replace(a, init="zero") if a.kind == "buf" and not a.image and a.init in ("mod64", "random") else a
                        for a in cands[state["candidate"]])
         if zeroed != cands[state["candidate"]]:
             got = _reference(sess, pk, pv, zeroed, nd, seed, sanitize, True, trial)

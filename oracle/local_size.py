@@ -1,0 +1,250 @@
+"""The work-group shape a kernel assumes, read from its IR.
+
+Barrier kernels are written for one local size: a tiled matrix multiply
+fills a `__local float bs[4][16]` tile with `bs[get_local_id(1)][get_local_id(0)]`
+and then reads all of it, so it needs a local size of exactly 16x4; a
+kernel that never asks for a group or global id along a dimension computes
+the same thing in every group along it, so groups there can only collide.
+Launch inference (oracle.infer) uses what this module finds instead of its
+generic local sizes:
+
+- `!reqd_work_group_size !{i32 X, i32 Y, i32 Z}` on the kernel: exact;
+- a flattened local id `lid(a) + lid(b) * K` (`shl` by log2 K, `or`
+  disjoint too): the local size along `a` is K;
+- a `__local` array (an `addrspace(3)` module global) indexed by
+  `lid(d) + c` where the array (or the row indexed) has B elements: the
+  local size along d is at most B - c, taken as the size (a tile is
+  indexed by the work-items that fill it); a flattened index
+  `lid(a) + lid(b) * K` into B elements bounds the size along b by B / K;
+- no `get_global_id`/`get_group_id` (nor a linear or offset query) along d:
+  one work-group along d.
+
+Only call sites and instructions are read (the kernel and the functions it
+calls), as text: nothing is run. Each finding comes with the reason it was
+made, for the verdict's detail.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# `%x = <op> ...` lines of a function body.
+_ASSIGN = re.compile(r"^\s*(%[\w.$\"-]+) = (.*)$")
+_QUERY = re.compile(r"call [^@]*@_Z(\d+)(get_(?:local|global|group)_id|get_global_linear_id|get_local_linear_id"
+                    r"|get_global_offset)j?\w*\(i32 (?:noundef )?(\d+|%[\w.]+)\)")
+_MUX_QUERY = re.compile(r"call [^@]*@__mux_(get_(?:local|global|group)_id|get_global_linear_id"
+                        r"|get_local_linear_id|get_global_offset)\(i32 (?:noundef )?(\d+|%[\w.]+)\)")
+_CAST = re.compile(r"^(?:trunc|zext|sext)(?: nneg)? \S+ (%[\w.$-]+) to ")
+_AND_MASK = re.compile(r"^and \S+ (%[\w.$-]+), (\d+)$")
+_BIN = re.compile(r"^(add|mul|shl|or)(?: (?:nuw|nsw|disjoint))* \S+ (%[\w.$-]+|-?\d+), (%[\w.$-]+|-?\d+)$")
+_GEP = re.compile(r"^getelementptr(?: (?:inbounds|nuw|nusw|inrange\(\S+\)))* (.+?), ptr addrspace\(3\) "
+                  r"(@[\w.$\"-]+|%[\w.$-]+)((?:, i\d+ (?:%[\w.$-]+|-?\d+))*)$")
+_GLOBAL = re.compile(r"^(@[\w.$\"-]+) = .*addrspace\(3\) global (.+?)(?: undef| poison| zeroinitializer)", re.M)
+_REQD = re.compile(r"!reqd_work_group_size (![\d]+)")
+# A `__local` array longer than this along a dimension is taken for a scratch
+# area (an FFT's 576 floats, a scan's 1024 padded slots), not a tile whose
+# extent is the group's: it gives no local size.
+MAX_TILE = 256
+_SCALAR_SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
+
+
+@dataclass
+class LocalShape:
+    """What a kernel says about its work-group: per dimension, the local
+    size it assumes (`size`), and dimensions that take one group (`single`)."""
+
+    size: dict[int, int] = field(default_factory=dict)
+    single: set[int] = field(default_factory=set)
+    reasons: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.size or self.single)
+
+
+def _shape(ty: str) -> tuple[list[int], int] | None:
+    """`[4 x [16 x float]]` -> ([4, 16], 4): array dimensions and scalar size."""
+    dims = []
+    t = ty.strip()
+    while True:
+        m = re.fullmatch(r"\[(\d+) x (.+)\]", t)
+        if not m:
+            break
+        dims.append(int(m.group(1)))
+        t = m.group(2).strip()
+    size = _SCALAR_SIZES.get(t)
+    if size is None:
+        m = re.fullmatch(r"<(\d+) x (\w+)>", t)
+        if m and m.group(2) in _SCALAR_SIZES:
+            size = int(m.group(1)) * _SCALAR_SIZES[m.group(2)]
+    return (dims, size) if size is not None else None
+
+
+def _bodies(text: str) -> dict[str, str]:
+    out = {}
+    for m in re.finditer(r"^define [^@]*@\"?([\w.$-]+)\"?\(.*?^}", text, re.M | re.S):
+        out[m.group(1)] = m.group(0)
+    return out
+
+
+def _reachable(bodies: dict[str, str], kernel: str) -> list[str]:
+    seen: list[str] = []
+    stack = [kernel]
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in bodies:
+            continue
+        seen.append(n)
+        stack += re.findall(r"@\"?([\w.$-]+)\"?\(", bodies[n].split("\n", 1)[1])
+    return seen
+
+
+def local_shape(text: str, kernel: str) -> LocalShape:
+    """The work-group shape `kernel` of module `text` assumes (module docstring)."""
+    out = LocalShape()
+    bodies = _bodies(text)
+    kbody = bodies.get(kernel, "")
+    head = kbody.split("\n", 1)[0]
+    m = _REQD.search(head)
+    if m:
+        md = re.search(rf"^{re.escape(m.group(1))} = !\{{i32 (\d+), i32 (\d+), i32 (\d+)\}}", text, re.M)
+        if md:
+            for d in range(3):
+                out.size[d] = int(md.group(d + 1))
+            out.reasons.append(f"reqd_work_group_size({','.join(md.groups())})")
+            return out
+    globals_ = {}
+    for g in _GLOBAL.finditer(text):
+        s = _shape(g.group(2))
+        if s is not None:
+            globals_[g.group(1)] = s
+    queried: set[int] = set()
+    grouped: set[int] = set()  # dimensions with a global or group id (or all three)
+    exact: dict[int, tuple[int, str]] = {}
+    bound: dict[int, tuple[int, str]] = {}
+
+    def note_bound(d: int, b: int, why: str) -> None:
+        if b >= 1 and (d not in bound or b < bound[d][0]):
+            bound[d] = (b, why)
+
+    for fname in _reachable(bodies, kernel):
+        # value -> ("lid", d, offset) | ("scaled", d, factor) | ("flat", a, b, K, offset)
+        vals: dict[str, tuple] = {}
+        # local pointer -> (object name, elements available from it, scalar size, lid term or None)
+        ptrs: dict[str, tuple[str, int, int, tuple | None]] = {}
+        for g, (dims, size) in globals_.items():
+            n = 1
+            for x in dims:
+                n *= x
+            ptrs[g] = (g, n, size, None)
+        for line in bodies[fname].splitlines():
+            q = _QUERY.search(line)
+            qm = _MUX_QUERY.search(line) if q is None else None
+            if q or qm:
+                kind, arg = (q.group(2), q.group(3)) if q else (qm.group(1), qm.group(2))  # type: ignore[union-attr]
+                dims = [int(arg)] if arg.isdigit() and int(arg) < 3 else [0, 1, 2]
+                if "linear" in kind or not arg.isdigit():
+                    queried |= {0, 1, 2}
+                    if kind != "get_local_linear_id" and kind != "get_local_id":
+                        grouped |= {0, 1, 2}
+                    continue
+                queried |= set(dims)
+                if kind != "get_local_id":
+                    grouped |= set(dims)
+                a = _ASSIGN.match(line)
+                if kind in ("get_local_id", "get_group_id") and a:
+                    vals[a.group(1)] = ("lid" if kind == "get_local_id" else "grp", dims[0], 0)
+                continue
+            a = _ASSIGN.match(line)
+            if not a:
+                continue
+            name, rhs = a.group(1), a.group(2).strip()
+            rhs = re.sub(r", !\w+ !\d+", "", rhs)
+            c = _CAST.match(rhs) or _AND_MASK.match(rhs)
+            if c and c.group(1) in vals:
+                if not (_AND_MASK.match(rhs) and int(c.group(2)) < 0xFFFF):
+                    vals[name] = vals[c.group(1)]
+                continue
+            b = _BIN.match(rhs)
+            if b:
+                op, x, y = b.groups()
+                if y in vals and x not in vals and op in ("add", "mul", "or"):
+                    x, y = y, x
+                vx, vy = vals.get(x), vals.get(y)
+                if vx and vy is None and re.fullmatch(r"-?\d+", y):
+                    k = int(y)
+                    if op == "add" and vx[0] == "lid":
+                        vals[name] = ("lid", vx[1], vx[2] + k)
+                    elif op == "add" and vx[0] == "flat":
+                        vals[name] = ("flat", vx[1], vx[2], vx[3], vx[4] + k)
+                    elif op in ("mul", "shl") and vx[0] in ("lid", "grp") and vx[2] == 0 and 0 <= k < 31:
+                        vals[name] = ("scaled" if vx[0] == "lid" else "gscaled", vx[1], k if op == "mul" else 1 << k)
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"flat", "gscaled"}:
+                    # `get_group_id(a) * S + lid(a) + lid(b) * K`: a group spans S
+                    # flattened work-items, so the size along b is S / K.
+                    fl, gs = (vx, vy) if vx[0] == "flat" else (vy, vx)
+                    if gs[1] == fl[1] and gs[2] % fl[3] == 0 and fl[4] == 0:
+                        exact.setdefault(fl[2], (gs[2] // fl[3], f"get_group_id({fl[1]}) * {gs[2]} + get_local_id("
+                                                f"{fl[1]}) + get_local_id({fl[2]}) * {fl[3]}"))
+                elif vx and vy and op in ("add", "or"):
+                    lid, sc = (vx, vy) if vx[0] == "lid" else (vy, vx)
+                    if lid[0] == "lid" and sc[0] == "scaled" and lid[1] != sc[1] and sc[2] > 1:
+                        vals[name] = ("flat", lid[1], sc[1], sc[2], lid[2])
+                        exact.setdefault(lid[1], (sc[2], f"get_local_id({lid[1]}) + get_local_id({sc[1]}) * {sc[2]}"))
+                continue
+            gm = _GEP.match(rhs)
+            if not gm or gm.group(2) not in ptrs:
+                continue
+            src_ty, base, idx_text = gm.groups()
+            obj, avail, esize, term = ptrs[base]
+            st = _shape(src_ty)
+            idxs = re.findall(r"i\d+ (%[\w.$-]+|-?\d+)", idx_text)
+            if st is None or not idxs:
+                continue
+            sdims, ssize = st
+            if ssize != esize:
+                if ssize == 1 and term is not None and len(idxs) == 1 and re.fullmatch(r"\d+", idxs[0]):
+                    # `row[lid(d) + c]`, the constant folded into bytes.
+                    c_el = int(idxs[0]) // esize
+                    note_bound(term[1], avail - term[2] - c_el, f"{obj} indexed by get_local_id({term[1]}) + {c_el}")
+                # A byte offset from a pointer indexed by lid(a): `lid(b) * K` bytes.
+                if ssize == 1 and term is not None and term[0] == "lid" and len(idxs) == 1:
+                    v = vals.get(idxs[0])
+                    if v and v[0] == "scaled" and v[2] >= esize and v[2] % esize == 0 and v[1] != term[1]:
+                        k = v[2] // esize
+                        exact.setdefault(term[1], (k, f"get_local_id({term[1]}) + get_local_id({v[1]}) * {k}"
+                                                  f" indexing {obj}"))
+                        note_bound(v[1], avail // k, f"{obj} of {avail} elements indexed by a flattened local id")
+                continue
+            n_src = 1
+            for x in sdims:
+                n_src *= x
+            bounds = [avail // max(1, n_src)] + sdims
+            for i, ix in enumerate(idxs[: len(bounds)]):
+                v = vals.get(ix)
+                if v is None:
+                    continue
+                if v[0] == "lid":
+                    note_bound(v[1], bounds[i] - v[2], f"{obj} indexed by get_local_id({v[1]})"
+                               + (f" + {v[2]}" if v[2] else ""))
+                elif v[0] == "flat":
+                    note_bound(v[2], bounds[i] // v[3], f"{obj} indexed by a flattened local id")
+            # What the result points into: the sub-array the indices select
+            # (a row of a tile), or, past a scalar index, at most the rest.
+            rest = 1
+            for x in sdims[len(idxs) - 1:]:
+                rest *= x
+            last = vals.get(idxs[-1])
+            ptrs[name] = (obj, rest if sdims else avail, esize,
+                          last if len(idxs) == 1 and last and last[0] == "lid" else None)
+    for d in sorted(queried):
+        if d in exact:
+            out.size[d] = exact[d][0]
+            out.reasons.append(f"local size {exact[d][0]} along {d}: {exact[d][1]}")
+        elif d in bound and bound[d][0] <= MAX_TILE:
+            out.size[d] = bound[d][0]
+            out.reasons.append(f"local size {bound[d][0]} along {d}: {bound[d][1]}")
+    for d in sorted(queried - grouped):
+        out.single.add(d)
+        out.reasons.append(f"one work-group along {d}: no global or group id queried along it")
+    return out
