@@ -40,6 +40,7 @@ _TYPE = re.compile(r"(ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|half|float|double
                    r"|i\d+|half|float|double|bfloat)\s*")
 _ATTR = re.compile(r"(noundef|signext|zeroext|nonnull|noalias|nocapture|readonly|inreg|byval\([^)]*\)|"
                    r"align \d+|dereferenceable(?:_or_null)?\(\d+\))\s+")
+_DEFINED = re.compile(r"^define\b[^\n]*@printf\(", re.M)
 _CALL = re.compile(r"\bcall\s+(?:[\w ]*?\s)?i32\s*(?:\((?:[^()]|\([^()]*\))*\.\.\.\)\s*)?@printf\(")
 
 GLOBALS = (f"@{LOG} = global [{CAPACITY} x i8] zeroinitializer, align 16\n"
@@ -78,9 +79,23 @@ def _closing(text: str, start: int) -> int:
     raise ValueError("unbalanced printf call")
 
 
+def _in_comment(text: str, at: int) -> bool:
+    """Whether `at` lies in a `;` comment (a `;` on its line outside a string)."""
+    line = text[text.rfind("\n", 0, at) + 1:at]
+    quoted = False
+    for c in line:
+        if c == '"':
+            quoted = not quoted
+        elif c == ";" and not quoted:
+            return True
+    return False
+
+
 def rewrite_calls(text: str) -> str:
     """Route every call of `printf` in module text `text` to its recorder."""
-    if "@printf(" not in text:
+    if "@printf(" not in text or _DEFINED.search(text):
+        # A module that defines its own printf calls that function: nothing
+        # to capture.
         return text
     if "*" in text:
         # Typed-pointer syntax (`i8 addrspace(2)*`, `[8 x i8]*`), which LLVM
@@ -96,9 +111,12 @@ def rewrite_calls(text: str) -> str:
     decls: dict[str, str] = {}
     pos = 0
     for m in _CALL.finditer(text):
-        if m.start() < pos:
+        if m.start() < pos or _in_comment(text, m.start()):
             continue
-        end = _closing(text, m.end())
+        try:
+            end = _closing(text, m.end())
+        except ValueError:
+            continue  # not a call LLVM could read either: its parse reports it
         try:
             args = [_split_arg(a) for a in split_top(text[m.end():end])]
         except ValueError:

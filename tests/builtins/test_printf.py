@@ -101,3 +101,23 @@ def test_rewrite_keeps_calls_of_other_functions() -> None:
     assert "@printf(" not in text.split("declare spir_func i32 @printf")[0]
     assert '@"__oracle_printf:ptr addrspace(2),i32,<4 x float>,ptr addrspace(2)"(' in text
     assert "@_Z13get_global_idj(i32 0)" in text
+
+
+def test_rewrite_skips_comments_and_a_module_s_own_printf() -> None:
+    # A CHECK line quoting a call (cut before its `)`) is a comment, not a call.
+    commented = KERNEL + "; CHECK: call spir_func i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @.fmt, i64\n"
+    text = pc.rewrite_calls(commented)
+    assert commented.splitlines()[-1] in text
+    assert '@"__oracle_printf:ptr addrspace(2),i32"(' in text
+    # A module defining printf calls its own function: nothing is rerouted.
+    own = KERNEL.replace("declare spir_func i32 @printf(ptr addrspace(2) noundef, ...)",
+                         "define spir_func i32 @printf(ptr addrspace(2) %f, ...) {\n  ret i32 0\n}")
+    assert pc.rewrite_calls(own) == own
+
+
+def test_a_kernel_with_its_own_printf_is_judged() -> None:
+    own = KERNEL.replace("declare spir_func i32 @printf(ptr addrspace(2) noundef, ...)",
+                         "define spir_func i32 @printf(ptr addrspace(2) %f, ...) {\n  ret i32 0\n}")
+    rep = check(own, kernel="p", widths=[4], layout=["buf:i32:4"], ndranges=["global=8 local=8"])
+    assert rep.results and all(r.status == "match" for r in rep.results), \
+        [(r.status, r.detail) for r in rep.results]
