@@ -452,6 +452,9 @@ def run_ci(root: Path, jobs: int, timeout: float, tests: Sequence[str] = CI_TEST
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             partial = True
+        except BaseException:  # interrupted: leave no suite running on a deleted copy
+            _kill_group(proc)
+            raise
         log.seek(0)
         out = log.read()
     lines = [ln for ln in out.splitlines() if ln.strip()]
@@ -459,9 +462,17 @@ def run_ci(root: Path, jobs: int, timeout: float, tests: Sequence[str] = CI_TEST
     failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR")) or ("::" in ln and (" FAILED" in ln or " ERROR" in ln))]
     secs = time.monotonic() - t0
     if failed:
-        return {"killed": True, "how": failed[-1][:300], "tests_run": ran + 1, "seconds": secs}
+        # The test and the first assertion line: which kernel, which verdict.
+        why = next((ln[2:].strip() for ln in lines if ln.startswith("E ")), "")
+        return {"killed": True, "how": (failed[-1].split(" ", 1)[-1] + ": " + why)[:400], "tests_run": ran + 1,
+                "seconds": secs}
     if partial:
-        return {"killed": False, "partial": True, "tests_run": ran, "seconds": secs,
+        # `-v` names a test before its verdict: the last line without one is
+        # the test the budget cut (a hang shows as a test cut after minutes).
+        cut = out.rstrip("\n").rsplit("\n", 1)[-1].strip() if out.strip() else ""
+        verdicts = (" PASSED", " FAILED", " SKIPPED", " ERROR", " XFAIL", " XPASS")
+        cut = cut.split(" ", 1)[0] if "::" in cut and not any(v in cut for v in verdicts) else ""
+        return {"killed": False, "partial": True, "tests_run": ran, "seconds": secs, "cut": cut,
                 "how": f"no failure in the first {ran} tests ({timeout:.0f} s budget)"}
     return {"killed": proc.returncode not in (0, 5), "how": lines[-1][:300] if lines else "",
             "exit": proc.returncode, "tests_run": ran, "seconds": secs}
@@ -494,12 +505,16 @@ def run_campaign(root: Path, seconds: float, jobs: int, seed: int, extra: Sequen
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         found = None
         deadline = t0 + seconds + 120  # the campaign stops submitting at `seconds`
-        while proc.poll() is None:
-            found = _first_failure(journal)
-            if found or time.monotonic() > deadline:
-                _kill_group(proc)
-                break
-            time.sleep(1.0)
+        try:
+            while proc.poll() is None:
+                found = _first_failure(journal)
+                if found or time.monotonic() > deadline:
+                    _kill_group(proc)
+                    break
+                time.sleep(1.0)
+        except BaseException:  # interrupted: leave no campaign running on a deleted copy
+            _kill_group(proc)
+            raise
         found = found or _first_failure(journal)
         seeds = sum(1 for ln in journal.read_text(encoding="utf-8", errors="replace").splitlines()
                     if '"type": "seed"' in ln) if journal.exists() else 0
@@ -686,6 +701,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{len(muts)} mutants over {len({m.path for m in muts})} files", file=sys.stderr)
         return 0
     if args.cmd == "run":
+        # `kill PID` stops a run like ^C: the running mutant's suite is killed and its copy removed.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         if args.jobs < 1 or args.campaign_seconds < 0 or args.ci_timeout <= 0:
             ap.error("--jobs must be >= 1, --campaign-seconds >= 0, --ci-timeout > 0")
         try:
