@@ -555,18 +555,24 @@ def _append(journal: Path, rec: dict[str, Any]) -> None:
 
 def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds: float, jobs: int,
         seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True,
-        campaign_all: bool = False, again: bool = False) -> list[dict[str, Any]]:
+        campaign_all: bool = False, again: bool = False,
+        closing_tests: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Judge each mutant (skipping those `journal` already holds, unless
     `again`) and append one JSON line per mutant to `journal` as soon as it
     is judged. A mutant whose copy fails the smoke kernel is killed there
     (`trivial`); the CI suite runs cheapest-first and stops at its first
-    failure; the campaign runs only on CI survivors unless `campaign_all`."""
-    done = {} if again else _done(journal)
+    failure; the campaign runs only on CI survivors unless `campaign_all`.
+    With `closing_tests` (the tests written to close survivors) only those
+    run, recorded as `closing` beside the mutant's earlier verdicts."""
+    earlier = _done(journal)
+    done = {} if again or closing_tests else earlier
     results = [done[m.id] for m in mutants if m.id in done]
     todo = [m for m in mutants if m.id not in done]
     journal.parent.mkdir(parents=True, exist_ok=True)
     tests = order_tests(ci_test_ids()) if ci and todo else []
     for i, m in enumerate(todo, 1):
+        if not (again or closing_tests) and m.id in _done(journal):
+            continue  # judged meanwhile by another shard
         if progress:
             print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
                   file=sys.stderr, flush=True)
@@ -574,6 +580,14 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             root = copy_tree(Path(tmp))
             apply_mutant(root, m)
             rec: dict[str, Any] = {"mutant": asdict(m)}
+            if closing_tests:
+                rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
+                rec["closing"] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
+                _append(journal, rec)
+                print(f"    closing: {'killed' if rec['closing']['killed'] else 'survived'} "
+                      f"({rec['closing'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                results.append(rec)
+                continue
             smoke = run_smoke(root)
             if smoke:
                 rec["ci"] = smoke
@@ -593,22 +607,26 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
 
 def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | None = None) -> dict[str, Any]:
     """Per pass: mutants, trivial kills, kills by the CI suite, kills by the
-    campaign among CI survivors, equivalents and survivors; and the scores
-    over non-equivalent mutants (`campaign_score`: killed by the CI suite or,
-    for its survivors, by the campaign)."""
+    campaign among CI survivors, kills by the tests written to close
+    survivors, equivalents and survivors; and the scores over non-equivalent
+    mutants (`campaign_score`: killed by the CI suite or, for its survivors,
+    by the campaign; `closed_score`: by any of them or a closing test)."""
     equivalent = equivalent or {}
     per: dict[str, dict[str, Any]] = {}
     budgets: set[float] = set()
+
+    def killed(r: dict[str, Any], *keys: str) -> bool:
+        return any(r.get(k, {}).get("killed") for k in keys)
+
     for rec in results:
         m = rec["mutant"]
         p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "trivial": 0, "ci": 0, "campaign": 0,
-                                                   "either": 0, "equivalent": 0, "survivors": [],
-                                                   "equivalents": []})
+                                                   "closed": 0, "either": 0, "equivalent": 0,
+                                                   "survivors": [], "equivalents": []})
         p["mutants"] += 1
-        ci = bool(rec.get("ci", {}).get("killed", False))
-        camp = bool(rec.get("campaign", {}).get("killed", False))
         if "campaign" in rec:
-            budgets.add(rec["campaign"].get("budget", rec["campaign"].get("seconds", 0)))
+            budgets.add(rec["campaign"].get("budget", round(rec["campaign"].get("seconds", 0))))
+        ci, camp, closed = killed(rec, "ci"), killed(rec, "campaign"), killed(rec, "closing")
         p["trivial"] += bool(rec.get("ci", {}).get("trivial"))
         p["ci"] += ci
         p["campaign"] += camp and not ci
@@ -617,36 +635,42 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
             p["equivalent"] += 1
             p["equivalents"].append(m["id"])
         elif not (ci or camp):
+            p["closed"] += closed
             p["survivors"].append({"id": m["id"], "line": m["line"], "original": m["original"],
                                    "mutated": m["mutated"], "ci": rec.get("ci", {}).get("how", ""),
-                                   "campaign": rec.get("campaign", {}).get("how", "not run")})
+                                   "campaign": rec.get("campaign", {}).get("how", "not run"),
+                                   "closed_by": rec["closing"]["tests"] if closed else None})
     live = [r for r in results if r["mutant"]["id"] not in equivalent]
-
-    def killed(r: dict[str, Any], keys: Sequence[str]) -> bool:
-        return any(r.get(k, {}).get("killed") for k in keys)
-
-    return {"mutants": len(results), "equivalent": len(results) - len(live),
+    n = len(live) or 1
+    ci_k = sum(1 for r in live if killed(r, "ci"))
+    either = sum(1 for r in live if killed(r, "ci", "campaign"))
+    closed = sum(1 for r in live if killed(r, "ci", "campaign", "closing"))
+    return {"mutants": len(results), "equivalent": len(results) - len(live), "live": len(live),
             "trivial": sum(1 for r in results if r.get("ci", {}).get("trivial")),
-            "ci_killed": sum(1 for r in live if killed(r, ["ci"])),
-            "either_killed": sum(1 for r in live if killed(r, ["ci", "campaign"])), "live": len(live),
-            "ci_score": sum(1 for r in live if killed(r, ["ci"])) / len(live) if live else 0.0,
-            "campaign_score": sum(1 for r in live if killed(r, ["ci", "campaign"])) / len(live) if live else 0.0,
+            "ci_killed": ci_k, "either_killed": either, "closed_killed": closed,
+            "ci_score": ci_k / n, "campaign_score": either / n, "closed_score": closed / n,
             "campaign_budgets": sorted(budgets), "passes": per}
 
 
 def markdown(summary: dict[str, Any]) -> str:
     """The per-pass table for docs/campaigns.md."""
-    rows = ["| pass | mutants | trivial | killed by CI suite | then by campaign | equivalent | survivors |",
+    rows = ["| pass | mutants | trivial | killed by CI suite | then by campaign | equivalent "
+            "| survivors (closed by a new test: ✓) |",
             "|---|---|---|---|---|---|---|"]
     for name, p in sorted(summary["passes"].items()):
-        surv = ", ".join(s["id"].split(":", 1)[1] for s in p["survivors"]) or "-"
+        surv = ", ".join(s["id"].split(":", 1)[1] + (" ✓" if s["closed_by"] else "") for s in p["survivors"]) or "-"
         rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} | {p['campaign']} | "
                     f"{p['equivalent']} | {surv} |")
+    s = summary
+    rows.append(f"| **total** | {s['mutants']} | {s['trivial']} | "
+                f"{sum(p['ci'] for p in s['passes'].values())} | {sum(p['campaign'] for p in s['passes'].values())} "
+                f"| {s['equivalent']} | {sum(len(p['survivors']) for p in s['passes'].values())} |")
     rows.append("")
-    rows.append(f"{summary['mutants']} mutants ({summary['trivial']} trivial: the copy fails the smoke kernel), "
-                f"{summary['equivalent']} argued equivalent; over the other {summary['live']} the CI differential "
-                f"suite kills {summary['ci_killed']} ({summary['ci_score']:.0%}) and the CI suite plus a campaign on "
-                f"its survivors {summary['either_killed']} ({summary['campaign_score']:.0%}).")
+    rows.append(f"{s['mutants']} mutants ({s['trivial']} trivial: the copy fails the smoke kernel), "
+                f"{s['equivalent']} argued equivalent; over the other {s['live']} the CI differential suite kills "
+                f"{s['ci_killed']} ({s['ci_score']:.0%}), the CI suite plus a campaign on its survivors "
+                f"{s['either_killed']} ({s['campaign_score']:.0%}), and with the closing tests "
+                f"{s['closed_killed']} ({s['closed_score']:.0%}).")
     return "\n".join(rows)
 
 
@@ -683,8 +707,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--jobs", type=int, default=1, help="pytest / campaign workers per mutant (default 1)")
     rp.add_argument("--seed", type=int, default=1_000_000)
     rp.add_argument("--shard", default="0/1", metavar="I/N", help="judge only every N-th mutant from the I-th")
+    rp.add_argument("--reverse", action="store_true",
+                    help="judge from the last mutant (a helper shard meeting the others halfway)")
     rp.add_argument("--campaign-all", action="store_true", help="run the campaign on CI-killed mutants too")
     rp.add_argument("--again", action="store_true", help="judge the selected mutants even if the journal has them")
+    rp.add_argument("--closing-test", action="append", default=[], metavar="TEST",
+                    help="run only this test (file or id; repeatable) on the mutants: the test closing a survivor")
     sp = sub.add_parser("report", help="summarise a journal")
     sp.add_argument("--journal", default="pass-mutants.jsonl")
     sp.add_argument("--json", action="store_true")
@@ -712,10 +740,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError:
             ap.error("--shard must be I/N with 0 <= I < N")
         muts = list(_iter_selected(args.only))[shard::shards]
+        if args.reverse:
+            muts.reverse()
         results = run(muts, Path(args.journal), ci=not args.no_ci,
                       campaign_seconds=args.campaign_seconds, jobs=args.jobs, seed=args.seed,
                       ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg,
-                      campaign_all=args.campaign_all, again=args.again)
+                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())
