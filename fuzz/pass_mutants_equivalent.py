@@ -3,4 +3,33 @@ vectorizer, with the argument why. A mutant is listed here only after its
 survival was examined; the scores in docs/campaigns.md are over the rest.
 Keys are mutant ids from `python -m fuzz.pass_mutants list`."""
 
-EQUIVALENT: dict[str, str] = {}
+EQUIVALENT: dict[str, str] = {
+    "widen_index_arithmetic:insertion-point:0": (
+        "The rewrite is built at `position_after(sext)` instead of `position_before(sext)`, then every use "
+        "of the sext is replaced and the sext erased. `position_after` inserts before the sext's next "
+        "instruction and later insertions follow in order (Builder.position_after), so the new sequence "
+        "lands in the same place relative to every other instruction: between the sext's operands (defined "
+        "before it) and its users (after it; a sext is never a terminator or a phi, so it has a next "
+        "instruction). Once the sext is erased the block is instruction for instruction the same."
+    ),
+    "dominance:off-by-one:0": (
+        "`function.entry if hasattr(function, 'entry') else self.blocks[0]` -> `self.blocks[1]`: the "
+        "fallback only runs for an object without an `entry` attribute. Every caller passes a "
+        "`vectorizer.ir.values.Function` (which has `entry`) or the unit tests' FakeFunction (which has "
+        "`entry` too: tests/unit/cfg_fixtures.py), so the mutated expression is never evaluated."
+    ),
+    "divergence:compare-flip:24": (
+        "A divergent loop's join of exits (nearest common post-dominator of its exits) is no longer added "
+        "to blend_blocks (and the virtual exit is, which only membership tests ever see). The join is a "
+        "blend block anyway: (a) when a varying branch inside the loop makes it divergent (the branch exits, "
+        "or its region holds an exiting block), every exit is reachable from that branch through the back "
+        "edge, so the branch's immediate post-dominator, added at line 201, is the same join (the same holds "
+        "when an inner divergent loop's region holds the exiting block: the varying branch behind that inner "
+        "loop lies in this loop too and reaches all of its exits); (b) when the "
+        "loop is divergent only because an outer varying branch's region covers its header, the join lies "
+        "in that region (converted, as not by_all) or is the region's own post-dominator (added at line "
+        "201), and every active lane leaves by the same exit, the exit conditions being uniform. Case (b) "
+        "is checked by test_loop_under_a_varying_if_with_two_exits_matches (tests/test_pass_mutant_kills.py), "
+        "which matches with and without the mutant."
+    ),
+}
