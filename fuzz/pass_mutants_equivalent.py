@@ -32,4 +32,14 @@ EQUIVALENT: dict[str, str] = {
         "is checked by test_loop_under_a_varying_if_with_two_exits_matches (tests/test_pass_mutant_kills.py), "
         "which matches with and without the mutant."
     ),
+    "subgroup_builtins:insertion-point:5": (
+        "The element of a uniform vector that a per-element sub-group broadcast or shuffle acts on is "
+        "extracted at `position_after(call)` instead of `position_before(call)`. The collective's own "
+        "builder is positioned after the call too (`_collective`), and both insert before the call's next "
+        "instruction in order, so each extracted element still precedes the code built from it; the vector "
+        "it reads is the call's operand, defined before the call. Only the order of independent "
+        "instructions next to the call changes. test_sub_group_broadcast_of_a_uniform_vector_matches "
+        "(tests/test_pass_mutant_kills.py) runs this path (four elements of a uniform <4 x float>) and "
+        "matches with and without the mutant."
+    ),
 }

@@ -64,8 +64,9 @@ outer.join:
 
 
 def test_loop_under_a_varying_if_with_two_exits_matches() -> None:
-    """For divergence:compare-flip:24 (a divergent loop's join of exits not
-    made a blend block): the exits' join here is inside the `if`'s region."""
+    """The case of divergence:compare-flip:24 (argued equivalent in
+    fuzz/pass_mutants_equivalent.py) where a loop is divergent only through
+    an outer region: the exits' join lies inside the `if`'s region."""
     report = oracle.check(LOOP_IN_VARYING_IF, widths=[4, 8], timeout=20)
     assert report.results
     assert all(r.status == "match" for r in report.results), report.summary
@@ -123,5 +124,32 @@ def test_varying_early_return_matches() -> None:
     that joins several `ret`s): a kernel whose lanes return from different
     blocks vectorizes and matches."""
     report = oracle.check(EARLY_RETURN, widths=[4, 8], timeout=20)
+    assert report.results
+    assert all(r.status == "match" for r in report.results), report.summary
+
+
+# A sub-group broadcast of a uniform vector (a load at a uniform address):
+# the collective is taken element by element, each element extracted from
+# the uniform vector before the call.
+BROADCAST_UNIFORM_VECTOR = """
+declare i64 @_Z13get_global_idj(i32)
+declare <4 x float> @_Z19sub_group_broadcastDv4_fj(<4 x float>, i32)
+define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %u = load <4 x float>, ptr addrspace(1) %in, align 16
+  %b = call <4 x float> @_Z19sub_group_broadcastDv4_fj(<4 x float> %u, i32 1)
+  %pout = getelementptr <4 x float>, ptr addrspace(1) %out, i64 %gid
+  store <4 x float> %b, ptr addrspace(1) %pout, align 16
+  ret void
+}
+"""
+
+
+def test_sub_group_broadcast_of_a_uniform_vector_matches() -> None:
+    """Runs the path of subgroup_builtins:insertion-point:5 (argued
+    equivalent in fuzz/pass_mutants_equivalent.py): each element of a
+    uniform vector extracted for a per-element collective."""
+    report = oracle.check(BROADCAST_UNIFORM_VECTOR, widths=[4, 8], timeout=20)
     assert report.results
     assert all(r.status == "match" for r in report.results), report.summary
