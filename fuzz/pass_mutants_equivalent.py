@@ -42,4 +42,13 @@ EQUIVALENT: dict[str, str] = {
         "(tests/test_pass_mutant_kills.py) runs this path (four elements of a uniform <4 x float>) and "
         "matches with and without the mutant."
     ),
+    "squash_small_vectors:insertion-point:0": (
+        "The integer access that replaces a small-vector load or store is built at "
+        "`position_after(inst)` instead of `position_before(inst)`, and `inst` is erased right after "
+        "(its uses replaced first for a load). As for widen_index_arithmetic:insertion-point:0, the new "
+        "instructions follow one another before `inst`'s next instruction, which is where they are once "
+        "`inst` is gone; they read only `inst`'s pointer and stored value, defined before `inst`. A load or "
+        "store is neither a phi nor a terminator, so that next instruction exists; no other memory "
+        "operation moves relative to the access."
+    ),
 }

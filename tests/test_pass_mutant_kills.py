@@ -153,3 +153,28 @@ def test_sub_group_broadcast_of_a_uniform_vector_matches() -> None:
     report = oracle.check(BROADCAST_UNIFORM_VECTOR, widths=[4, 8], timeout=20)
     assert report.results
     assert all(r.status == "match" for r in report.results), report.summary
+
+
+def test_sub_group_min_max_signedness_follows_the_mangled_type() -> None:
+    """Kills subgroups:compare-flip:13 (signed and unsigned swapped): a
+    reduction over `uint`/`ulong` compares unsigned, over `int` signed."""
+    from vectorizer.analysis.subgroups import parse_collective
+
+    ops = {n: parse_collective(n).op for n in (  # type: ignore[union-attr]
+        "_Z20sub_group_reduce_maxj", "_Z20sub_group_reduce_maxi", "_Z20sub_group_reduce_minm",
+        "_Z20sub_group_reduce_minl", "_Z20sub_group_reduce_maxf")}
+    assert ops == {"_Z20sub_group_reduce_maxj": "umax", "_Z20sub_group_reduce_maxi": "smax",
+                   "_Z20sub_group_reduce_minm": "umin", "_Z20sub_group_reduce_minl": "smin",
+                   "_Z20sub_group_reduce_maxf": "fmax"}
+
+
+def test_a_three_argument_shuffle_is_not_the_khr_shuffle() -> None:
+    """Kills subgroups:drop-statement:0 (an `S_` substitution not counted as
+    a parameter): `sub_group_shuffle_up(float4, float4, uint)` (Intel's
+    current/next form, mangled with `S_` for the repeated float4) is not
+    the two-argument khr builtin, so it is not taken as one."""
+    from vectorizer.analysis.subgroups import parse_collective
+
+    assert parse_collective("_Z20sub_group_shuffle_upDv4_fS_j") is None
+    two = parse_collective("_Z20sub_group_shuffle_upDv4_fj")
+    assert two is not None and two.kind == "shuffle_up" and two.extra == (1,)
