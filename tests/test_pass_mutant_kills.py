@@ -97,37 +97,6 @@ def test_vector_predication_keeps_the_mux_spelling() -> None:
     assert "_Z12get_local_idj" not in r.ir and "_Z14get_local_sizej" not in r.ir
 
 
-# Two `ret`s: the post-dominator tree needs its virtual exit.
-EARLY_RETURN = """
-declare i64 @_Z13get_global_idj(i32)
-define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {
-entry:
-  %gid = call i64 @_Z13get_global_idj(i32 0)
-  %pin = getelementptr i32, ptr addrspace(1) %in, i64 %gid
-  %x = load i32, ptr addrspace(1) %pin, align 4
-  %pout = getelementptr i32, ptr addrspace(1) %out, i64 %gid
-  %c = icmp slt i32 %x, 0
-  br i1 %c, label %neg, label %pos
-neg:
-  store i32 -1, ptr addrspace(1) %pout, align 4
-  ret void
-pos:
-  %y = mul i32 %x, 3
-  store i32 %y, ptr addrspace(1) %pout, align 4
-  ret void
-}
-"""
-
-
-def test_varying_early_return_matches() -> None:
-    """Kills post_dominance:drop-statement:0 (no slot for the virtual exit
-    that joins several `ret`s): a kernel whose lanes return from different
-    blocks vectorizes and matches."""
-    report = oracle.check(EARLY_RETURN, widths=[4, 8], timeout=20)
-    assert report.results
-    assert all(r.status == "match" for r in report.results), report.summary
-
-
 # A sub-group broadcast of a uniform vector (a load at a uniform address):
 # the collective is taken element by element, each element extracted from
 # the uniform vector before the call.
