@@ -147,3 +147,26 @@ def test_a_three_argument_shuffle_is_not_the_khr_shuffle() -> None:
     assert parse_collective("_Z20sub_group_shuffle_upDv4_fS_j") is None
     two = parse_collective("_Z20sub_group_shuffle_upDv4_fj")
     assert two is not None and two.kind == "shuffle_up" and two.extra == (1,)
+
+
+MUX_QUERY_WITHOUT_DIMENSION = """
+declare i64 @__mux_get_local_id()
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %l = call i64 @__mux_get_local_id()
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %l
+  store i32 1, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def test_a_work_item_query_without_its_dimension_is_refused() -> None:
+    """Kills vectorizability:drop-statement:1 (the refusal forgotten): with
+    no dimension operand there is nothing to compare with the vectorized
+    dimension, so the kernel is left scalar, with the reason."""
+    from vectorizer import vectorize
+
+    r = vectorize(MUX_QUERY_WITHOUT_DIMENSION, "k", width=4)
+    assert r.vectorized_name is None
+    assert any("declared without its dimension operand" in m for m in r.remarks)
