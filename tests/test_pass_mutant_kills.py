@@ -170,3 +170,25 @@ def test_a_work_item_query_without_its_dimension_is_refused() -> None:
     r = vectorize(MUX_QUERY_WITHOUT_DIMENSION, "k", width=4)
     assert r.vectorized_name is None
     assert any("declared without its dimension operand" in m for m in r.remarks)
+
+
+def _estimated_vector_cost(text: str, kernel: str) -> tuple[int | None, float]:
+    from vectorizer.pipeline import KernelRequest, vectorize_module
+    from vectorizer.target import TargetInfo
+
+    _, [out] = vectorize_module(text, [KernelRequest(kernel, None)], TargetInfo("test", "", 256, fast_gather=True))
+    return out.width, out.stats["estimated_vector_cost"]
+
+
+def test_cost_model_counts_registers_and_idle_lanes() -> None:
+    """Kills vectorization_cost:off-by-one:2 (a float's bits miscounted)
+    and vectorization_cost:compare-flip:7 (no loop ever seen as one some
+    lanes leave early). On 256-bit registers SAXPY goes to width 16, where
+    each float packet fills exactly two registers: three instructions that
+    stay scalar cost 1/16 each and five packet instructions 2/16 each,
+    13/16 in all. SPMV's row loop is left early by some lanes: its
+    instructions carry the idle factor (60.625 rather than 41.125)."""
+    from tests.unit.test_vectorization_cost import SAXPY, SPMV
+
+    assert _estimated_vector_cost(SAXPY, "saxpy") == (16, 13 / 16)
+    assert _estimated_vector_cost(SPMV, "spmv") == (8, 60.625)
