@@ -192,3 +192,40 @@ def test_cost_model_counts_registers_and_idle_lanes() -> None:
 
     assert _estimated_vector_cost(SAXPY, "saxpy") == (16, 13 / 16)
     assert _estimated_vector_cost(SPMV, "spmv") == (8, 60.625)
+
+
+# A loop with no exit (entered only when %n is 12345): Simplify Infinite
+# Loop gives it one, to the return block, under an always-true condition.
+INFINITE_LOOP = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  %c = icmp eq i32 %n, 12345
+  br i1 %c, label %spin, label %done
+spin:
+  %i = phi i32 [ 0, %entry ], [ %i1, %spin ]
+  %i1 = add i32 %i, 1
+  br label %spin
+done:
+  store i32 7, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def test_an_infinite_loop_gets_an_exit_and_one_terminator() -> None:
+    """Kills simplify_infinite_loop:drop-statement:0 (the old branch kept
+    beside the new one). The latch ends in one conditional branch, back to
+    the header when true and to the return block otherwise."""
+    from vectorizer.ir import instructions as I
+    from vectorizer.ir import parse_module
+    from vectorizer.transform.simplify_infinite_loop import simplify_infinite_loops
+
+    fn = next(f for f in parse_module(INFINITE_LOOP).functions if f.name == "k")
+    assert simplify_infinite_loops(fn)
+    spin = next(b for b in fn.blocks if b.name == "spin")
+    branches = [i for i in spin.instructions if isinstance(i, I.BranchInst)]
+    assert len(branches) == 1 and branches[0] is spin.terminator and branches[0].is_conditional
+    assert [s.name for s in branches[0].successors] == ["spin", "done"]
