@@ -229,3 +229,30 @@ def test_an_infinite_loop_gets_an_exit_and_one_terminator() -> None:
     branches = [i for i in spin.instructions if isinstance(i, I.BranchInst)]
     assert len(branches) == 1 and branches[0] is spin.terminator and branches[0].is_conditional
     assert [s.name for s in branches[0].successors] == ["spin", "done"]
+
+
+TWO_PATHS_TO_ONE_ALLOCA = """
+define spir_kernel void @k(i1 %c) {
+entry:
+  %a = alloca [4 x i32], align 4
+  %p1 = getelementptr i32, ptr %a, i64 1
+  %p2 = getelementptr i32, ptr %a, i64 2
+  %p = select i1 %c, ptr %p1, ptr %p2
+  store i32 0, ptr %p, align 4
+  ret void
+}
+"""
+
+
+def test_allocas_reached_lists_each_alloca_once() -> None:
+    """Kills uniformity:drop-statement:5 (the walk's visited set never
+    filled): a pointer reaching one alloca by two paths names it once (and
+    a cycle of pointer phis would not end)."""
+    from vectorizer.analysis.uniformity import allocas_reached
+    from vectorizer.ir import instructions as I
+    from vectorizer.ir import parse_module
+
+    fn = next(f for f in parse_module(TWO_PATHS_TO_ONE_ALLOCA).functions if f.name == "k")
+    store = next(i for i in fn.instructions() if isinstance(i, I.StoreInst))
+    found = allocas_reached(store.pointer)
+    assert len(found) == 1 and isinstance(found[0], I.AllocaInst)
