@@ -256,3 +256,45 @@ def test_allocas_reached_lists_each_alloca_once() -> None:
     store = next(i for i in fn.instructions() if isinstance(i, I.StoreInst))
     found = allocas_reached(store.pointer)
     assert len(found) == 1 and isinstance(found[0], I.AllocaInst)
+
+
+# i32 index arithmetic near the top of the signed range: %a (no `nsw`) may
+# pass 2^31 between lanes; %t is a 64-bit sum that may not fit 32 bits.
+NEAR_THE_SIGNED_LIMIT = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %g = trunc i64 %gid to i32
+  %a = add i32 %g, 2147483645
+  %w = add nsw i64 %gid, 2147483645
+  %t = trunc i64 %w to i32
+  %small = add i32 %g, 5
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %a, ptr addrspace(1) %p, align 4
+  %q = getelementptr i32, ptr addrspace(1) %p, i64 1
+  store i32 %t, ptr addrspace(1) %q, align 4
+  %r = getelementptr i32, ptr addrspace(1) %p, i64 2
+  store i32 %small, ptr addrspace(1) %r, align 4
+  ret void
+}
+"""
+
+
+def test_linear_values_that_may_wrap_are_not_exact() -> None:
+    """Kills stride:off-by-one:16 (the no-wrap limit of a bounded value
+    taken as 2^(bits-2), so an id plus 5 is no longer exact) and
+    stride:compare-flip:45 (a truncation kept exact when the bound does not
+    fit the narrow type's signed range). A work-item id plus 2147483645 is
+    linear but may wrap in i32 (ids reach 2^30), so a `sext` of it must not
+    be read as linear; plus 5 it cannot wrap."""
+    from vectorizer import llvm_bridge
+    from vectorizer.analysis.stride import StrideAnalysis
+    from vectorizer.analysis.uniformity import UniformValueAnalysis
+    from vectorizer.ir import parse_module
+
+    fn = parse_module(llvm_bridge.canonicalize(NEAR_THE_SIGNED_LIMIT)).get_function("k")
+    stride = StrideAnalysis(UniformValueAnalysis(fn, 0), DataLayout.parse(None))
+    v = {i.name: i for i in fn.instructions() if i.name}
+    assert {n: stride.info(v[n]).is_linear for n in ("a", "t", "small")} == {"a": True, "t": True, "small": True}
+    assert {n: stride.info(v[n]).exact for n in ("a", "t", "small")} == {"a": False, "t": False, "small": True}
