@@ -51,4 +51,11 @@ EQUIVALENT: dict[str, str] = {
         "store is neither a phi nor a terminator, so that next instruction exists; no other memory "
         "operation moves relative to the access."
     ),
+    "boscc:insertion-point:2": (
+        "`b.position_at_end(d_any)` -> `b.position_at_start(d_any)`: `d_any` was created empty by "
+        "`fn.add_block` a few lines above and nothing is inserted into it before this point, and on an "
+        "empty block `position_at_start` sets the same state as `position_at_end` (the block, no "
+        "instruction to insert before: Builder.position_at_start), so the any-lane test and its branch "
+        "are appended exactly as before."
+    ),
 }
