@@ -58,4 +58,12 @@ EQUIVALENT: dict[str, str] = {
         "instruction to insert before: Builder.position_at_start), so the any-lane test and its branch "
         "are appended exactly as before."
     ),
+    "remove_intptr:insertion-point:1": (
+        "The `getelementptr` + `ptrtoint` that replace an integer `add` of a `ptrtoint` are built at "
+        "`position_after(inst)` instead of `position_before(inst)`; `inst` (a binary operator: never a phi "
+        "or a terminator) then has its uses replaced and is erased. Its operands (the `ptrtoint` and the "
+        "offset) are defined before it, its users after it, and the new pair ends up exactly where it "
+        "would have been once `inst` is gone (as for widen_index_arithmetic:insertion-point:0); the name "
+        "is copied before the erasure in both cases."
+    ),
 }
