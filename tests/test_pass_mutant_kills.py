@@ -298,3 +298,43 @@ def test_linear_values_that_may_wrap_are_not_exact() -> None:
     v = {i.name: i for i in fn.instructions() if i.name}
     assert {n: stride.info(v[n]).is_linear for n in ("a", "t", "small")} == {"a": True, "t": True, "small": True}
     assert {n: stride.info(v[n]).exact for n in ("a", "t", "small")} == {"a": False, "t": False, "small": True}
+
+
+def test_control_flow_conversion_reports_what_it_did() -> None:
+    """Kills control_flow_conversion:drop-statement:20 (the conversion's
+    statistics dropped from the result). The loop under a varying `if` is
+    linearized as a divergent loop and the result says so."""
+    from vectorizer import vectorize
+
+    stats = vectorize(LOOP_IN_VARYING_IF, "k", width=4).stats
+    assert stats.get("divergent_loops") == 1 and stats.get("linearized", 0) >= 1
+
+
+PRINTF_KERNEL = """
+@fmt = private unnamed_addr addrspace(2) constant [4 x i8] c"%d\\0A\\00", align 1
+declare i64 @_Z13get_global_idj(i32)
+declare i32 @printf(ptr addrspace(2), ...)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %g = trunc i64 %gid to i32
+  %n = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i32 %g)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %n, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def test_printf_calls_are_kept_as_library_calls() -> None:
+    """Kills preserve_library_calls:compare-flip:0 (no call ever marked):
+    `printf` is marked `nobuiltin` so that LLVM does not rewrite it into
+    other library calls the runtime may not provide."""
+    from vectorizer.ir import instructions as I
+    from vectorizer.ir import parse_module
+    from vectorizer.transform.preserve_library_calls import preserve_library_calls
+
+    fn = parse_module(PRINTF_KERNEL).get_function("k")
+    assert preserve_library_calls(fn) == 1
+    call = next(i for i in fn.instructions() if isinstance(i, I.CallInst) and i.called_function.name == "printf")
+    assert "nobuiltin" in call.attributes.split()
