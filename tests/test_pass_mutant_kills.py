@@ -338,3 +338,29 @@ def test_printf_calls_are_kept_as_library_calls() -> None:
     assert preserve_library_calls(fn) == 1
     call = next(i for i in fn.instructions() if isinstance(i, I.CallInst) and i.called_function.name == "printf")
     assert "nobuiltin" in call.attributes.split()
+
+
+DEAD_ARITHMETIC = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %d1 = add i64 %gid, 1
+  %d2 = mul i64 %d1, 3
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 0, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def test_dead_code_is_erased_and_counted() -> None:
+    """Kills dead_code:drop-statement:0 (instructions counted but left in
+    place): the unused chain `%d2 = mul (%d1 = add %gid, 1), 3` goes, the
+    store and what it uses stay."""
+    from vectorizer.ir import parse_module
+    from vectorizer.transform.dead_code import erase_dead_code
+
+    fn = parse_module(DEAD_ARITHMETIC).get_function("k")
+    assert erase_dead_code(fn) == 2
+    assert [i.name for i in fn.instructions() if i.name] == ["gid", "p"]
