@@ -66,4 +66,18 @@ EQUIVALENT: dict[str, str] = {
         "would have been once `inst` is gone (as for widen_index_arithmetic:insertion-point:0); the name "
         "is copied before the erasure in both cases."
     ),
+    "interleave_private_arrays:insertion-point:0": (
+        "The sext/mul/getelementptr that re-index an interleaved private array are built at "
+        "`position_after(gep)` instead of `position_before(gep)`, and the old `gep` (never a phi or a "
+        "terminator) then has its uses replaced and is erased. They read only the old GEP's index and the "
+        "alloca, both defined before it; once it is gone they sit exactly where they would have been "
+        "(as for widen_index_arithmetic:insertion-point:0)."
+    ),
+    "lane_safe_extensions:insertion-point:0": (
+        "The `sext` replacing a varying `zext nneg` is built at `position_after(inst)` instead of "
+        "`position_before(inst)`; `inst` (a cast: never a phi or a terminator) then has its uses replaced "
+        "and is erased. The `sext` reads only `inst`'s operand, defined before it, and ends up in `inst`'s "
+        "place (as for widen_index_arithmetic:insertion-point:0); it takes `inst`'s name before `inst` is "
+        "renamed in both cases."
+    ),
 }
