@@ -57,10 +57,14 @@ PASS_DIRS = ("vectorizer/analysis", "vectorizer/transform")
 # Tests that make up "the CI differential suite": oracle verdicts on
 # generated kernels, on the regression corpus and on Vecz's lit kernels.
 CI_TESTS = ("tests/test_differential.py", "tests/test_corpus.py", "tests/test_peer_corpus.py")
+# The tests written to close survivors (the rest of tests/ existed before).
+CLOSING_TESTS = "tests/test_pass_mutant_kills.py"
 FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
-# Mutants per file: one per this many source lines, within [MIN, MAX].
-LINES_PER_MUTANT = 70
-MIN_PER_FILE, MAX_PER_FILE = 2, 8
+# Mutants per file: one per this many source lines, within [MIN, MAX]. Sized
+# so the catalogue (65 mutants over 35 files) can be judged on two shared
+# cores in about an hour; every file keeps at least one mutant.
+LINES_PER_MUTANT = 100
+MIN_PER_FILE, MAX_PER_FILE = 1, 3
 
 _CMP_FLIP: dict[type, type] = {
     ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
@@ -345,22 +349,135 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
     proc.wait()
 
 
-def run_ci(root: Path, jobs: int, timeout: float, tests: Sequence[str] = CI_TESTS) -> dict[str, Any]:
-    """Run the CI differential suite on the copy; killed when it fails."""
-    t0 = time.monotonic()
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", str(jobs), *tests]
-    proc = subprocess.Popen(cmd, cwd=root, env=_env(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+def ci_test_ids(repo: Path = REPO, tests: Sequence[str] = CI_TESTS) -> list[str]:
+    """The CI differential suite's test ids (collected on the unmutated tree)."""
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                          "-p", "no:cacheprovider", *tests], cwd=repo, env=_env(repo),
+                         capture_output=True, text=True, check=False).stdout
+    return [ln.strip() for ln in out.splitlines() if "::" in ln and not ln.startswith(" ")]
+
+
+def _peer_size(test_id: str) -> int:
+    from oracle.survey import DEFAULT_DIR  # the peer corpus beside the checkout
+
+    rel = test_id.split("[", 1)[1][:-1] if "[" in test_id else ""
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        return (DEFAULT_DIR / rel).stat().st_size
+    except OSError:
+        return 1 << 30
+
+
+def order_tests(ids: Sequence[str]) -> list[str]:
+    """The same tests, cheapest and most varied first, so a mutant the suite
+    kills dies early: the peer kernels smallest file first and round-robin
+    over their directories (each a family of constructs: BOSCC, loops,
+    shuffles...), three to one with the generated kernels (every profile
+    and choice set before a second seed) and the regression corpus. Only
+    the order changes: a mutant is killed iff some test fails."""
+    peer = [t for t in ids if "test_peer_kernels" in t]
+    diff = [t for t in ids if t.startswith("tests/test_differential.py")]
+    rest = [t for t in ids if t not in set(peer) | set(diff)]
+    by_dir: dict[str, list[str]] = defaultdict(list)
+    for t in sorted(peer, key=_peer_size):
+        rel = t.split("[", 1)[1] if "[" in t else ""
+        by_dir[rel.split("/", 1)[0] if "/" in rel else ""].append(t)
+    queues = [list(q) for _, q in sorted(by_dir.items())]
+    peer_rr: list[str] = []
+    while any(queues):
+        for q in queues:
+            if q:
+                peer_rr.append(q.pop(0))
+
+    def seed_key(t: str) -> tuple[int, str]:
+        tail = t.rsplit("-", 1)[-1].rstrip("]")
+        return (int(tail) if tail.isdigit() else 0, t)
+
+    diff = sorted(diff, key=seed_key)
+    others = [x for pair in zip(diff, rest, strict=False) for x in pair] + diff[len(rest):] + rest[len(diff):]
+    out: list[str] = []
+    while peer_rr or others:
+        out += peer_rr[:3]
+        del peer_rr[:3]
+        if others:
+            out.append(others.pop(0))
+    return out
+
+
+# A kernel every pipeline must take: a mutant that raises on it (or whose
+# copy does not even import) breaks the vectorizer on everything.
+_SMOKE_IR = r"""
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %pin = getelementptr float, ptr addrspace(1) %in, i64 %gid
+  %x = load float, ptr addrspace(1) %pin, align 4
+  %y = fadd float %x, 1.0
+  %pout = getelementptr float, ptr addrspace(1) %out, i64 %gid
+  store float %y, ptr addrspace(1) %pout, align 4
+  ret void
+}
+"""
+_SMOKE = f"from vectorizer import vectorize\nfor w in (4, 8):\n    vectorize({_SMOKE_IR!r}, 'k', width=w)\n"
+
+
+def run_smoke(root: Path, timeout: float = 120.0) -> dict[str, Any] | None:
+    """A trivial kill (the copy fails to import, or raises on a saxpy), or None."""
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-c", _SMOKE], cwd=root, env=_env(root), capture_output=True,
+                              text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        return {"killed": True, "how": f"suite exceeded {timeout:.0f} s", "seconds": time.monotonic() - t0}
+        return {"killed": True, "trivial": True, "how": f"smoke kernel exceeded {timeout:.0f} s",
+                "seconds": time.monotonic() - t0}
+    if proc.returncode == 0:
+        return None
+    last = (proc.stderr.strip().splitlines() or ["?"])[-1][:300]
+    return {"killed": True, "trivial": True, "how": f"smoke: {last}", "seconds": time.monotonic() - t0}
+
+
+def run_ci(root: Path, jobs: int, timeout: float, tests: Sequence[str] = CI_TESTS) -> dict[str, Any]:
+    """Run the CI differential suite on the copy, stopping at the first
+    failure; killed when a test fails. `tests` are files or test ids (run in
+    the order given). Past `timeout` seconds the run stops and the mutant
+    survived the `tests_run` tests that finished (`partial`): a suite too
+    slow for the budget is not a kill."""
+    t0 = time.monotonic()
+    cmd = [sys.executable, "-m", "pytest", "-x", "-v", "-p", "no:cacheprovider"]
+    cmd += ["-p", "no:xdist"] if jobs <= 1 else ["-n", str(jobs)]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        proc = subprocess.Popen([*cmd, *tests], cwd=root, env=_env(root), stdout=log, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
+        partial = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            partial = True
+        except BaseException:  # interrupted: leave no suite running on a deleted copy
+            _kill_group(proc)
+            raise
+        log.seek(0)
+        out = log.read()
     lines = [ln for ln in out.splitlines() if ln.strip()]
-    failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
-    how = failed[0][:300] if failed else (lines[-1][:300] if lines else "")
-    return {"killed": proc.returncode != 0, "how": how, "exit": proc.returncode,
-            "seconds": time.monotonic() - t0}
+    ran = sum(1 for ln in lines if ("::" in ln and (" PASSED" in ln or " SKIPPED" in ln or " XFAIL" in ln)))
+    failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR")) or ("::" in ln and (" FAILED" in ln or " ERROR" in ln))]
+    secs = time.monotonic() - t0
+    if failed:
+        # The test and the first assertion line: which kernel, which verdict.
+        why = next((ln[2:].strip() for ln in lines if ln.startswith("E ")), "")
+        return {"killed": True, "how": (failed[-1].split(" ", 1)[-1] + ": " + why)[:400], "tests_run": ran + 1,
+                "seconds": secs}
+    if partial:
+        # `-v` names a test before its verdict: the last line without one is
+        # the test the budget cut (a hang shows as a test cut after minutes).
+        cut = out.rstrip("\n").rsplit("\n", 1)[-1].strip() if out.strip() else ""
+        verdicts = (" PASSED", " FAILED", " SKIPPED", " ERROR", " XFAIL", " XPASS")
+        cut = cut.split(" ", 1)[0] if "::" in cut and not any(v in cut for v in verdicts) else ""
+        return {"killed": False, "partial": True, "tests_run": ran, "seconds": secs, "cut": cut,
+                "how": f"no failure in the first {ran} tests ({timeout:.0f} s budget)"}
+    return {"killed": proc.returncode not in (0, 5), "how": lines[-1][:300] if lines else "",
+            "exit": proc.returncode, "tests_run": ran, "seconds": secs}
 
 
 def _first_failure(journal: Path) -> dict[str, Any] | None:
@@ -390,12 +507,16 @@ def run_campaign(root: Path, seconds: float, jobs: int, seed: int, extra: Sequen
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         found = None
         deadline = t0 + seconds + 120  # the campaign stops submitting at `seconds`
-        while proc.poll() is None:
-            found = _first_failure(journal)
-            if found or time.monotonic() > deadline:
-                _kill_group(proc)
-                break
-            time.sleep(1.0)
+        try:
+            while proc.poll() is None:
+                found = _first_failure(journal)
+                if found or time.monotonic() > deadline:
+                    _kill_group(proc)
+                    break
+                time.sleep(1.0)
+        except BaseException:  # interrupted: leave no campaign running on a deleted copy
+            _kill_group(proc)
+            raise
         found = found or _first_failure(journal)
         seeds = sum(1 for ln in journal.read_text(encoding="utf-8", errors="replace").splitlines()
                     if '"type": "seed"' in ln) if journal.exists() else 0
@@ -423,15 +544,37 @@ def _done(journal: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _append(journal: Path, rec: dict[str, Any]) -> None:
+    # One write(2) on an O_APPEND descriptor: shards running side by side
+    # never interleave their lines.
+    fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (json.dumps(rec) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds: float, jobs: int,
-        seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True) -> list[dict[str, Any]]:
-    """Judge each mutant (skipping those `journal` already holds) and append
-    one JSON line per mutant to `journal` as soon as it is judged."""
-    done = _done(journal)
+        seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True,
+        campaign_all: bool = False, again: bool = False,
+        closing_tests: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Judge each mutant (skipping those `journal` already holds, unless
+    `again`) and append one JSON line per mutant to `journal` as soon as it
+    is judged. A mutant whose copy fails the smoke kernel is killed there
+    (`trivial`); the CI suite runs cheapest-first and stops at its first
+    failure; the campaign runs only on CI survivors unless `campaign_all`.
+    With `closing_tests` (the tests written to close survivors) only those
+    run, recorded as `closing` beside the mutant's earlier verdicts."""
+    earlier = _done(journal)
+    done = {} if again or closing_tests else earlier
     results = [done[m.id] for m in mutants if m.id in done]
     todo = [m for m in mutants if m.id not in done]
     journal.parent.mkdir(parents=True, exist_ok=True)
+    tests = order_tests(ci_test_ids()) if ci and todo else []
     for i, m in enumerate(todo, 1):
+        if not (again or closing_tests) and m.id in _done(journal):
+            continue  # judged meanwhile by another shard
         if progress:
             print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
                   file=sys.stderr, flush=True)
@@ -439,62 +582,103 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             root = copy_tree(Path(tmp))
             apply_mutant(root, m)
             rec: dict[str, Any] = {"mutant": asdict(m)}
-            if ci:
-                rec["ci"] = run_ci(root, jobs, ci_timeout)
-            if campaign_seconds > 0:
+            if closing_tests:
+                rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
+                rec["closing"] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
+                _append(journal, rec)
+                print(f"    closing: {'killed' if rec['closing']['killed'] else 'survived'} "
+                      f"({rec['closing'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                results.append(rec)
+                continue
+            smoke = run_smoke(root)
+            if smoke:
+                rec["ci"] = smoke
+            elif ci:
+                rec["ci"] = run_ci(root, jobs, ci_timeout, tests or CI_TESTS)
+            if campaign_seconds > 0 and not smoke and (campaign_all or not rec.get("ci", {}).get("killed")):
                 rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
-        with journal.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(rec) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+                rec["campaign"]["budget"] = campaign_seconds
+        _append(journal, rec)
         if progress:
-            verdicts = [f"{k}: {'killed' if rec[k]['killed'] else 'survived'}" for k in ("ci", "campaign") if k in rec]
-            print("    " + ", ".join(verdicts), file=sys.stderr, flush=True)
+            verdicts = [f"{k}: {'killed' if rec[k]['killed'] else 'survived'} ({rec[k].get('how', '')[:120]})"
+                        for k in ("ci", "campaign") if k in rec]
+            print("    " + "; ".join(verdicts), file=sys.stderr, flush=True)
         results.append(rec)
     return results
 
 
 def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | None = None) -> dict[str, Any]:
-    """Per pass: mutants, kills by each killer, survivors; and the scores over
-    non-equivalent mutants."""
+    """Per pass: mutants, trivial kills, kills by the CI suite, kills by the
+    campaign among CI survivors, kills by the tests written to close
+    survivors, equivalents and survivors; and the scores over non-equivalent
+    mutants (`campaign_score`: killed by the CI suite or, for its survivors,
+    by the campaign; `closed_score`: by any of them or a closing test)."""
     equivalent = equivalent or {}
     per: dict[str, dict[str, Any]] = {}
+    budgets: set[float] = set()
+
+    def killed(r: dict[str, Any], *keys: str) -> bool:
+        return any(r.get(k, {}).get("killed") for k in keys)
+
     for rec in results:
         m = rec["mutant"]
-        p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "ci": 0, "campaign": 0, "either": 0,
-                                                   "equivalent": 0, "survivors": []})
+        p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "trivial": 0, "ci": 0, "campaign": 0,
+                                                   "closed": 0, "either": 0, "equivalent": 0,
+                                                   "survivors": [], "equivalents": []})
         p["mutants"] += 1
-        ci = rec.get("ci", {}).get("killed", False)
-        camp = rec.get("campaign", {}).get("killed", False)
+        if "campaign" in rec:
+            budgets.add(rec["campaign"].get("budget", round(rec["campaign"].get("seconds", 0))))
+        ci, camp, closed = killed(rec, "ci"), killed(rec, "campaign"), killed(rec, "closing")
+        p["trivial"] += bool(rec.get("ci", {}).get("trivial"))
         p["ci"] += ci
-        p["campaign"] += camp
+        p["campaign"] += camp and not ci
         p["either"] += ci or camp
         if m["id"] in equivalent:
             p["equivalent"] += 1
-        elif not (ci and camp):
+            p["equivalents"].append(m["id"])
+        elif not (ci or camp):
+            p["closed"] += closed
             p["survivors"].append({"id": m["id"], "line": m["line"], "original": m["original"],
-                                   "mutated": m["mutated"], "ci": ci, "campaign": camp})
-    total = len(results)
-    eq = sum(1 for r in results if r["mutant"]["id"] in equivalent)
+                                   "mutated": m["mutated"], "ci": rec.get("ci", {}).get("how", ""),
+                                   "campaign": rec.get("campaign", {}).get("how", "not run"),
+                                   "closed_by": rec["closing"]["tests"] if closed else None})
     live = [r for r in results if r["mutant"]["id"] not in equivalent]
-
-    def score(key: str) -> float:
-        return sum(1 for r in live if r.get(key, {}).get("killed")) / len(live) if live else 0.0
-
-    return {"mutants": total, "equivalent": eq, "ci_score": score("ci"), "campaign_score": score("campaign"),
-            "passes": per}
+    n = len(live) or 1
+    ci_k = sum(1 for r in live if killed(r, "ci"))
+    either = sum(1 for r in live if killed(r, "ci", "campaign"))
+    closed = sum(1 for r in live if killed(r, "ci", "campaign", "closing"))
+    return {"mutants": len(results), "equivalent": len(results) - len(live), "live": len(live),
+            "trivial": sum(1 for r in results if r.get("ci", {}).get("trivial")),
+            "ci_killed": ci_k, "either_killed": either, "closed_killed": closed,
+            "ci_score": ci_k / n, "campaign_score": either / n, "closed_score": closed / n,
+            "campaign_budgets": sorted(budgets), "passes": per}
 
 
 def markdown(summary: dict[str, Any]) -> str:
     """The per-pass table for docs/campaigns.md."""
-    rows = ["| pass | mutants | killed by CI suite | killed by campaign | equivalent | survivors |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| pass | mutants | trivial | killed by CI suite | then by campaign | equivalent "
+            "| survivors (✓ killed by a new test, ● by an existing test outside the differential suite) |",
+            "|---|---|---|---|---|---|---|"]
+
+    def mark(s: dict[str, Any]) -> str:
+        if not s["closed_by"]:
+            return ""
+        return " ✓" if any(t.startswith(CLOSING_TESTS) for t in s["closed_by"]) else " ●"
+
     for name, p in sorted(summary["passes"].items()):
-        surv = ", ".join(s["id"].split(":", 1)[1] for s in p["survivors"]) or "-"
-        rows.append(f"| {name} | {p['mutants']} | {p['ci']} | {p['campaign']} | {p['equivalent']} | {surv} |")
+        surv = ", ".join(s["id"].split(":", 1)[1] + mark(s) for s in p["survivors"]) or "-"
+        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} | {p['campaign']} | "
+                    f"{p['equivalent']} | {surv} |")
+    s = summary
+    rows.append(f"| **total** | {s['mutants']} | {s['trivial']} | "
+                f"{sum(p['ci'] for p in s['passes'].values())} | {sum(p['campaign'] for p in s['passes'].values())} "
+                f"| {s['equivalent']} | {sum(len(p['survivors']) for p in s['passes'].values())} |")
     rows.append("")
-    rows.append(f"{summary['mutants']} mutants, {summary['equivalent']} argued equivalent; over the rest the "
-                f"CI differential suite kills {summary['ci_score']:.0%} and the campaign {summary['campaign_score']:.0%}.")
+    rows.append(f"{s['mutants']} mutants ({s['trivial']} trivial: the copy fails the smoke kernel), "
+                f"{s['equivalent']} argued equivalent; over the other {s['live']} the CI differential suite kills "
+                f"{s['ci_killed']} ({s['ci_score']:.0%}), the CI suite plus a campaign on its survivors "
+                f"{s['either_killed']} ({s['campaign_score']:.0%}), and with the closing tests "
+                f"{s['closed_killed']} ({s['closed_score']:.0%}).")
     return "\n".join(rows)
 
 
@@ -524,11 +708,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--only", action="append", default=[], metavar="ID|PASS", help="a mutant id or a pass (repeatable)")
     rp.add_argument("--journal", default="pass-mutants.jsonl", help="JSONL results; a re-run resumes it")
     rp.add_argument("--no-ci", action="store_true", help="skip the CI differential suite")
-    rp.add_argument("--ci-timeout", type=float, default=1800.0)
+    rp.add_argument("--ci-timeout", type=float, default=1800.0,
+                    help="seconds of CI suite per mutant; a mutant with no failure by then survived it (partial)")
     rp.add_argument("--campaign-seconds", type=float, default=600.0, help="0: no campaign")
     rp.add_argument("--campaign-arg", action="append", default=[], help="extra `vecz-fuzz run` argument")
-    rp.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    rp.add_argument("--jobs", type=int, default=1, help="pytest / campaign workers per mutant (default 1)")
     rp.add_argument("--seed", type=int, default=1_000_000)
+    rp.add_argument("--shard", default="0/1", metavar="I/N", help="judge only every N-th mutant from the I-th")
+    rp.add_argument("--reverse", action="store_true",
+                    help="judge from the last mutant (a helper shard meeting the others halfway)")
+    rp.add_argument("--campaign-all", action="store_true", help="run the campaign on CI-killed mutants too")
+    rp.add_argument("--again", action="store_true", help="judge the selected mutants even if the journal has them")
+    rp.add_argument("--closing-test", action="append", default=[], metavar="TEST",
+                    help="run only this test (file or id; repeatable) on the mutants: the test closing a survivor")
     sp = sub.add_parser("report", help="summarise a journal")
     sp.add_argument("--journal", default="pass-mutants.jsonl")
     sp.add_argument("--json", action="store_true")
@@ -545,11 +737,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{len(muts)} mutants over {len({m.path for m in muts})} files", file=sys.stderr)
         return 0
     if args.cmd == "run":
+        # `kill PID` stops a run like ^C: the running mutant's suite is killed and its copy removed.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         if args.jobs < 1 or args.campaign_seconds < 0 or args.ci_timeout <= 0:
             ap.error("--jobs must be >= 1, --campaign-seconds >= 0, --ci-timeout > 0")
-        results = run(list(_iter_selected(args.only)), Path(args.journal), ci=not args.no_ci,
+        try:
+            shard, shards = (int(x) for x in args.shard.split("/"))
+            if not 0 <= shard < shards:
+                raise ValueError
+        except ValueError:
+            ap.error("--shard must be I/N with 0 <= I < N")
+        muts = list(_iter_selected(args.only))[shard::shards]
+        if args.reverse:
+            muts.reverse()
+        results = run(muts, Path(args.journal), ci=not args.no_ci,
                       campaign_seconds=args.campaign_seconds, jobs=args.jobs, seed=args.seed,
-                      ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg)
+                      ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg,
+                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())

@@ -88,14 +88,49 @@ def test_first_failure_is_read_from_a_campaign_journal(tmp_path: Path) -> None:
 
 
 def test_summary_scores_exclude_equivalent_mutants() -> None:
-    def rec(i: str, ci: bool, camp: bool) -> dict:
-        return {"mutant": {"id": f"p:compare-flip:{i}", "path": "vectorizer/analysis/p.py", "line": 1,
-                           "original": "a", "mutated": "b"},
-                "ci": {"killed": ci}, "campaign": {"killed": camp}}
+    def rec(i: str, ci: bool, camp: bool | None, trivial: bool = False) -> dict:
+        r: dict = {"mutant": {"id": f"p:compare-flip:{i}", "path": "vectorizer/analysis/p.py", "line": 1,
+                              "original": "a", "mutated": "b"}, "ci": {"killed": ci, "trivial": trivial}}
+        if camp is not None:  # the campaign runs on CI survivors only
+            r["campaign"] = {"killed": camp, "budget": 60}
+        return r
 
-    s = PM.summarize([rec("0", True, True), rec("1", False, True), rec("2", False, False)],
-                     {"p:compare-flip:2": "argued"})
-    assert s["equivalent"] == 1
-    assert s["ci_score"] == 0.5 and s["campaign_score"] == 1.0
-    assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:1"]
-    assert "| p | 3 | 1 | 2 | 1 | compare-flip:1 |" in PM.markdown(s)
+    s = PM.summarize([rec("0", True, None, trivial=True), rec("1", False, True), rec("2", False, False),
+                      rec("3", False, False)], {"p:compare-flip:2": "argued"})
+    assert s["equivalent"] == 1 and s["trivial"] == 1 and s["live"] == 3
+    assert s["ci_killed"] == 1 and s["either_killed"] == 2
+    assert s["campaign_budgets"] == [60]
+    assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:3"]
+    assert "| p | 4 | 1 | 1 | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+
+
+def test_ci_order_is_a_permutation_that_starts_varied() -> None:
+    ids = ([f"tests/test_peer_corpus.py::test_peer_kernels_vectorize_correctly[{d}/k{i}.ll]"
+            for d in ("A", "B") for i in range(4)]
+           + [f"tests/test_differential.py::test_generated_kernel_matches[{p}-{s}]"
+              for s in range(2) for p in ("uniform", "loops")]
+           + ["tests/test_corpus.py::test_corpus_case_matches[c.ll]"])
+    out = PM.order_tests(ids)
+    assert sorted(out) == sorted(ids)
+    # Both peer directories, then a generated kernel, before any repeat.
+    assert {o.split("[")[1].split("/")[0] for o in out[:2]} == {"A", "B"}
+    assert "test_differential" in out[3]
+    diff = [o for o in out if "test_differential" in o]
+    assert [d.rsplit("-", 1)[1] for d in diff] == ["0]", "0]", "1]", "1]"]
+
+
+def test_smoke_kills_a_copy_that_cannot_vectorize(tmp_path: Path) -> None:
+    root = PM.copy_tree(tmp_path)
+    assert PM.run_smoke(root) is None
+    pk = root / "vectorizer" / "transform" / "packetizer.py"
+    pk.write_text(pk.read_text() + "\nraise ImportError('broken')\n")
+    r = PM.run_smoke(root)
+    assert r and r["killed"] and r["trivial"] and "broken" in r["how"]
+
+
+def test_journal_appends_resume_and_the_last_record_wins(tmp_path: Path) -> None:
+    j = tmp_path / "j.jsonl"
+    m = {"id": "p:x:0"}
+    PM._append(j, {"mutant": m, "ci": {"killed": False}})
+    PM._append(j, {"mutant": m, "ci": {"killed": True}})
+    assert PM._done(j)["p:x:0"]["ci"]["killed"] is True
