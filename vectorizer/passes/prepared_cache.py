@@ -12,8 +12,10 @@ A *resume point* is a pass after which the module was just re-read from
 LLVM's text (`prepare`; `control-flow-conversion` when it changed the
 kernel): at that point the state is the module (no analysis survives a
 re-read, the function is new) and a few plain fields. The snapshot keeps the
-module as our printer's text, re-parsed for each request that resumes
-there, so no request ever shares IR objects with another. A prefix that
+module as text, re-parsed for each request that resumes
+there, so no request ever shares IR objects with another: the text is
+the one the pass read (LLVM's output, `KernelState.module_text`), so the
+re-read module is the one the pass made. A prefix that
 stopped the pipeline (a refusal) is remembered as its remarks.
 
 The key is everything those passes read: the input text, the kernel, the
@@ -80,7 +82,10 @@ def snapshot_of(state: KernelState, after: int, stopped: bool) -> Snapshot:
     remarks = tuple(state.outcome.remarks)
     if stopped:
         return Snapshot(after, True, remarks)
-    return Snapshot(after, False, remarks, print_module(state.module), state.temp_name, state.datalayout,
+    # The text the pass just read the module from, when it says so (the
+    # parse of that text is exactly the state; its tokens are still cached).
+    text = state.module_text if state.module_text is not None else print_module(state.module)
+    return Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
                     tuple(state.conversion_stats.items()))
 
 
