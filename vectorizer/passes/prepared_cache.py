@@ -25,6 +25,7 @@ to the resume point. Only the most recent few kernels are kept.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -90,11 +91,15 @@ def snapshot_of(state: KernelState, after: int, stopped: bool) -> Snapshot:
 
 
 class PreparedCache:
-    """The most recent snapshots, by key (least recently used dropped first)."""
+    """The most recent snapshots, by key (least recently used dropped first).
+    Safe to share between threads (campaign threads vectorize in-process for
+    mutants and peers): snapshots are immutable and each request re-reads its
+    own module."""
 
     def __init__(self, size: int = MAX_ENTRIES) -> None:
         self.size = size
         self._entries: OrderedDict[tuple, Snapshot] = OrderedDict()
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -109,24 +114,27 @@ class PreparedCache:
 
     def get(self, key: tuple) -> Snapshot | None:
         """The snapshot for `key`, if remembered."""
-        snap = self._entries.get(key)
-        if snap is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        self._entries.move_to_end(key)
-        return snap
+        with self._lock:
+            snap = self._entries.get(key)
+            if snap is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return snap
 
     def put(self, key: tuple, snap: Snapshot) -> None:
         """Remember `snap` for `key` (a later, deeper snapshot replaces an earlier one)."""
-        self._entries[key] = snap
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[key] = snap
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
 
     def clear(self) -> None:
         """Forget every snapshot."""
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
 
 
 CACHE = PreparedCache()
