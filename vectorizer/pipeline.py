@@ -14,6 +14,8 @@ run by vectorizer/pass_manager.py):
 Between our passes the kernel stays in our IR; it crosses to LLVM as text
 only where an LLVM pass runs (`prepare`, the SROA at the end of
 `control-flow-conversion`, `cleanup`). The original kernel is never touched.
+No pass before `choose-width` reads the width, so a kernel's later widths
+resume where its first left those passes (vectorizer/passes/prepared_cache.py).
 `veczc --print-pipeline` prints the default pipeline.
 """
 
