@@ -560,8 +560,8 @@ class Tally:
 # Constructs the generator leaves out on purpose, with the reason (a regular
 # expression over keys, first match wins). docs/fuzzing.md lists them too.
 _FENCES = ("a memory fence, asynchronous copy or prefetch: not generated (the reference runs one work-item at a "
-           "time, so a fence orders nothing there, and async copies are not in its runtime yet); barriers "
-           "are generated, by the `workgroup` profile")
+           "time, so a fence orders nothing there; async copies run now, the builtin library defines them, "
+           "but the generator makes none yet); barriers are generated, by the `workgroup` profile")
 _COLLECTIVES = ("a sub-group or work-group collective: the runtime and the vectorizer have them, and "
                 "fuzz/subgroup_kernels.py generates them, but not yet as a profile of the rotation this command "
                 "samples (the sub-group profile is being registered)")
@@ -577,7 +577,8 @@ EXPLAINED: tuple[tuple[str, str], ...] = (
      r"__mux_get_num_sub_groups|sub_group_|work_group_|get_sub_group|get_num_sub_groups|get_max_sub_group|"
      r"get_enqueued_num_sub_groups)", _COLLECTIVES),
     (r"spirv\.(Image|Sampler)|call builtin:(read_image|write_image|get_image_)|__translate_sampler_initializer",
-     "images and samplers: the oracle has no image objects (its runtime defines no image builtin)"),
+     "images and samplers: the oracle runs them now (image objects in global buffers, the builtin library's "
+     "read/write/query builtins), but the generator makes no image or sampler arguments yet"),
     (r"call builtin:convert_\w+_rt[enpz]\(",
      "a conversion with a rounding mode: the oracle's runtime ignores the mode (float to integer is always "
      "toward zero: issue 15), so the generator calls `_rte`/`_rtn`/`_rtp`/`_rtz` only between integers, "
