@@ -85,6 +85,8 @@ def initial_contents(spec: ArgSpec, seed: int, index: int) -> np.ndarray:
     n = spec.count * spec.lanes
     rng = np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, index])
     init = spec.init
+    if spec.image:
+        return image_contents(spec, rng)
     if init == "zero" or spec.kind == "local":
         return np.zeros(n, dtype)
     if init == "iota":
@@ -96,3 +98,28 @@ def initial_contents(spec: ArgSpec, seed: int, index: int) -> np.ndarray:
         return rng.uniform(-64.0, 64.0, n).astype(dtype)
     raw = rng.integers(0, 256, n * dtype.itemsize, dtype=np.uint8)
     return raw.view(dtype)
+
+
+def image_contents(spec: ArgSpec, rng: np.random.Generator) -> np.ndarray:
+    """An image object (vectorizer/builtins/images.py): its header, then
+    pixels (zero, or random: floats uniform in [0, 1), other channel types
+    random bits), then zeroed padding."""
+    from vectorizer.builtins import images
+
+    ndim_s, order, ctype, size = spec.image.split(":")
+    sizes = [int(v) for v in size.split("x")]
+    dims = (tuple(sizes) + (1, 1))[:3]
+    out = np.zeros(spec.count, np.uint8)
+    head = np.frombuffer(images.header_bytes(dims, int(ndim_s[0]), order, ctype), np.uint8)  # type: ignore[arg-type]
+    out[: len(head)] = head
+    chb = images.CHANNEL_TYPES[ctype][1]
+    n = dims[0] * dims[1] * dims[2] * images.ORDERS[order][1]
+    if spec.init != "zero":
+        if ctype == "float":
+            px = rng.uniform(0.0, 1.0, n).astype("<f4").view(np.uint8)
+        elif ctype == "half":
+            px = rng.uniform(0.0, 1.0, n).astype("<f2").view(np.uint8)
+        else:
+            px = rng.integers(0, 256, n * chb, dtype=np.uint8)
+        out[images.HEADER: images.HEADER + n * chb] = px
+    return out

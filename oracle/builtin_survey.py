@@ -3,7 +3,7 @@ benchmark kernels of `../shared/realworld-dev` without barriers, run in the
 oracle and vectorized at W = 4, 8, 16.
 
     python -m oracle.builtin_survey [DIR] [--widths 4,8,16] [--category C]... [--jobs N]
-                                    [--verbose] [--json FILE] [--limit N]
+                                    [--family images|async] [--verbose] [--json FILE] [--limit N]
 
 Each kernel (distinct compiled kernels of the catalogue whose category is
 `unit-test-builtins` or `benchmark`, without barriers) gets one verdict:
@@ -58,14 +58,31 @@ class Verdict:
     detail: str = ""
 
 
-def select(root: Path, categories: tuple[str, ...] = CATEGORIES) -> list[Verdict]:
-    """The distinct compiled kernels of `categories` without barriers."""
+FAMILIES = ("images", "async")
+_ASYNC = re.compile(r"async_work_group|wait_group_events")
+
+
+def _uses(root: Path, e: dict, family: str) -> bool:
+    """Does catalogue entry `e` use a builtin family (`images`: the catalogue's
+    flag; `async`: a work-group copy or wait declared by its module)?"""
+    if family == "images":
+        return bool(e.get("images"))
+    return bool(_ASYNC.search((root / e["ir_O1"]).read_text(errors="replace")))
+
+
+def select(root: Path, categories: tuple[str, ...] = CATEGORIES, family: str | None = None) -> list[Verdict]:
+    """The distinct compiled kernels of `categories` without barriers; with
+    `family`, the kernels of every category (PoCL's examples too) using it,
+    barriers or not (the copies' wait is one)."""
     entries = json.loads((root / "catalogue.json").read_text())
     out = []
     for e in entries:
-        if e.get("category") not in categories or not e.get("compiled") or not e.get("ir_O1"):
+        if not e.get("compiled") or not e.get("ir_O1") or e.get("duplicate_of"):
             continue
-        if e.get("duplicate_of") or e.get("barriers"):
+        if family is not None:
+            if not _uses(root, e, family):
+                continue
+        elif e.get("category") not in categories or e.get("barriers"):
             continue
         out.append(Verdict(e["category"], e["suite"], e["kernel"], e["ir_O1"]))
     return out
@@ -110,9 +127,9 @@ def kernel_module(text: str, kernel: str) -> str:
 
 
 def _images(v: Verdict) -> Verdict:
-    # An image parameter stops the launch inference before any builtin is
-    # looked up: images are a builtin family the runtime lacks.
-    if v.verdict == "not judged" and re.search(r"spirv\.Image|ocl_image", v.detail):
+    # An image type the oracle does not allocate (arrays, depth, MSAA, image
+    # buffers) stops the launch inference before any builtin is looked up.
+    if v.verdict == "not judged" and re.search(r"cannot infer a value for parameter \d+ of type target\(\"spirv\.Image", v.detail):
         v.verdict = "unsupported builtin"
     return v
 
@@ -141,7 +158,7 @@ def survey_kernel(root: Path, v: Verdict, widths: list[int], timeout: float) -> 
 def table(results: list[Verdict]) -> str:
     """Counts per category of kernel and verdict."""
     lines = [f"{'category':20} {'kernels':>7} " + " ".join(f"{h:>11}" for h in VERDICTS)]
-    cats = [c for c in CATEGORIES if any(r.category == c for r in results)]
+    cats = sorted({r.category for r in results}, key=lambda c: (c not in CATEGORIES, CATEGORIES.index(c) if c in CATEGORIES else 0, c))
     for c in [*cats, "all"]:
         rs = [r for r in results if c in ("all", r.category)]
         n = Counter(r.verdict for r in rs)
@@ -155,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", nargs="?", default=str(DEFAULT_DIR))
     p.add_argument("--widths", default="4,8,16")
     p.add_argument("--category", action="append", choices=CATEGORIES)
+    p.add_argument("--family", choices=FAMILIES, help="only the kernels using images (the catalogue's flag) or "
+                   "asynchronous work-group copies, in every category")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timeout", type=float, default=10.0)
     p.add_argument("--limit", type=int, default=0, help="only the first N kernels")
@@ -172,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"builtin_survey: bad --widths {ns.widths!r}", file=sys.stderr)
         return 2
-    kernels = select(root, tuple(ns.category or CATEGORIES))
+    kernels = select(root, tuple(ns.category or CATEGORIES), ns.family)
     if ns.limit:
         kernels = kernels[: ns.limit]
     earlier: list[Verdict] = []

@@ -49,6 +49,9 @@ class ArgSpec:
     count: int = 0  # elements (buffers)
     init: str = "random"  # random | zero | iota | mod<k> (global buffers)
     value: str = "0"  # the literal value (scalars)
+    # An OpenCL image (kind "buf", elem "i8", count its bytes): "2d:rgba:float:16x8",
+    # or "sampler" for a sampler (kind "scalar", elem "i32", value its bit field).
+    image: str = ""
 
     @property
     def lanes(self) -> int:
@@ -66,6 +69,10 @@ class ArgSpec:
         return self.count * self.lanes * ELEM_SIZES[self.base]
 
     def __str__(self) -> str:
+        if self.image == "sampler":
+            return f"sampler:{self.value}"
+        if self.image:
+            return f"image:{self.image}:{self.init}"
         if self.kind == "scalar":
             return f"scalar:{self.elem}:{self.value}"
         if self.kind == "local":
@@ -77,6 +84,8 @@ def parse_arg(text: str) -> ArgSpec:
     """Parse one `args:` entry (`buf:i32:1024:zero`, `scalar:i32:7`, `local:f32:64`)."""
     parts = text.split(":")
     kind = parts[0]
+    if kind in ("image", "sampler"):
+        return parse_image_arg(text)
     try:
         if kind == "buf" and len(parts) in (3, 4):
             split_elem(parts[1])
@@ -99,6 +108,38 @@ def parse_arg(text: str) -> ArgSpec:
             raise
         raise CaseError(f"bad argument spec {text!r}: {exc}") from None
     raise CaseError(f"bad argument spec {text!r}")
+
+
+def image_arg(ndim: int, order: str, ctype: str, dims: tuple[int, ...], init: str = "random") -> ArgSpec:
+    """An image argument: `ndim`-dimensional, channel order and type as
+    `vectorizer.builtins.images` names them, `dims` its sizes."""
+    from vectorizer.builtins import images
+
+    full = (tuple(dims) + (1, 1))[:3]
+    text = f"{ndim}d:{order}:{ctype}:{'x'.join(map(str, dims))}"
+    return ArgSpec("buf", "i8", images.image_nbytes(full, order, ctype), init, image=text)  # type: ignore[arg-type]
+
+
+def parse_image_arg(text: str) -> ArgSpec:
+    """`image:2d:rgba:unorm8:16x8[:init]` or `sampler:<bit field>` (docs/oracle.md)."""
+    from vectorizer.builtins import images
+
+    parts = text.split(":")
+    if parts[0] == "sampler":
+        if len(parts) != 2 or not re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)", parts[1]) or int(parts[1], 0) >= 1 << 31:
+            raise CaseError(f"bad sampler spec {text!r}: `sampler:<bit field>` (e.g. sampler:0x12)")
+        return ArgSpec("scalar", "i32", value=parts[1], image="sampler")
+    m = re.fullmatch(r"image:([123])d:(\w+):(\w+):(\d+(?:x\d+){0,2})(?::(\w+))?", text)
+    if m is None:
+        raise CaseError(f"bad image spec {text!r}: `image:<1d|2d|3d>:<order>:<type>:<W>[x<H>[x<D>]][:init]`")
+    ndim, order, ctype, size, init = int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5) or "random"
+    dims = tuple(int(v) for v in size.split("x"))
+    if order not in images.ORDERS or ctype not in images.CHANNEL_TYPES:
+        raise CaseError(f"bad image spec {text!r}: orders {', '.join(images.ORDERS)}; "
+                        f"types {', '.join(images.CHANNEL_TYPES)}")
+    if len(dims) != ndim or not all(1 <= d <= 1 << 14 for d in dims) or init not in ("random", "zero"):
+        raise CaseError(f"bad image spec {text!r}: {ndim} sizes from 1 to 16384, init random or zero")
+    return image_arg(ndim, order, ctype, dims, init)
 
 
 @dataclass(frozen=True)

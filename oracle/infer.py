@@ -32,6 +32,7 @@ import llvmlite.binding as llvm
 
 from vectorizer.llvm_context import new_context, parse_in
 
+from . import image_args  # images and samplers (vectorizer/builtins/images.py)
 from .case import ArgSpec, Case, CaseError, NDRange, parse_arg, parse_ndrange
 from .jit import initialize, strip_calling_conventions
 from .runtime import base_name
@@ -262,6 +263,8 @@ def launch_ndranges(dims: set[int]) -> list[NDRange]:
 
 def check_arg(i: int, a: ArgSpec, ty: str) -> None:
     """Raise `CaseError` unless layout entry `a` can be parameter `i` of LLVM type `ty`."""
+    if image_args.check(i, a, ty):
+        return
     if ty.startswith("ptr"):
         want = "local" if "addrspace(3)" in ty else "buf"
         if a.kind != want:
@@ -336,7 +339,10 @@ def infer_case(case: Case, kernel: str | None = None,
         for i, a in enumerate(params):
             ty = str(a.type)
             aname = "%" + a.name if a.name else f"%{i}"
-            if ty.startswith("ptr"):
+            opaque = image_args.infer(ty, body, aname)
+            if opaque is not None:
+                args.append(opaque)
+            elif ty.startswith("ptr"):
                 kinds, widest = pointer_uses(body, aname)
                 elem = kinds.most_common(1)[0][0] if kinds else "i32"
                 # Slack: 64 elements (or 4 of the widest access) per work-item

@@ -19,7 +19,7 @@ import llvmlite.binding as llvm
 from vectorizer.llvm_bridge import host_target_machine, initialize
 from vectorizer.llvm_context import adopt_engine, new_context, parse_in
 
-from . import printf_capture, runtime, workgroup
+from . import opaque_types, printf_capture, runtime, workgroup
 from .instrument import BOUNDS, GLOBALS_FN, RUN_EPOCH, Instrumented, instrument
 from .runtime import FnSig, Unsupported, parse_fn_type
 from .sanitizer import Sanitizer, SanitizerReport, library
@@ -111,7 +111,7 @@ def strip_memory_effects(text: str) -> str:
 def native_text(text: str) -> str:
     """Kernel IR made fit to run natively with the runtime: no SPIR calling
     conventions, no memory-effect attributes."""
-    return printf_capture.rewrite_calls(strip_memory_effects(strip_calling_conventions(text)))
+    return opaque_types.lower(printf_capture.rewrite_calls(strip_memory_effects(strip_calling_conventions(text))))
 
 
 def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:

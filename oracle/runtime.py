@@ -498,6 +498,14 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     if name == "printf":
         # Output is not captured (yet); a no-op keeps scalar and vector equal.
         return f"define {sig.ret} @printf(ptr %f, ...) {{\n  ret {sig.ret} 0\n}}"
+    from vectorizer.builtins import images  # images and samplers, lowered by oracle/opaque_types.py
+
+    if images.is_image_builtin(name):
+        d = None if sig.varargs else images.definition(name, sig.ret, list(sig.params), em.decls.setdefault,
+                                                       em.intrinsic)
+        if d is None:
+            raise Unsupported(f"unsupported builtin {name} with signature {sig}")
+        return d
     base = base_name(name)
     if base is None:
         return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved
@@ -513,8 +521,15 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
     wg = workgroup.builtin_definition(name, sig, em.intrinsic)
     if wg is not None:
         return wg
+    from vectorizer.builtins import async_copy  # the group copies (their wait is a barrier)
+
+    if async_copy.is_group_copy(name):
+        d = None if sig.varargs else async_copy.definition(name, sig.ret, sig.params, em.intrinsic)
+        if d is None:
+            raise Unsupported(f"unsupported builtin {name} with signature {sig}")
+        return d
     if _BARRIER.search(base) or _COLLECTIVE.search(base):
-        raise Unsupported(f"unsupported builtin {name} (sub-group barriers, async copies, sub-group and work-group operations)")
+        raise Unsupported(f"unsupported builtin {name} (sub-group barriers, sub-group and work-group operations)")
     d = _library(name, sig, em) or _clock(name, base, sig, em)
     if d is None:
         # Signatures the library does not know (Vecz's lit tests declare

@@ -48,7 +48,9 @@ from . import fiber_drivers, fibers
 from .fiber_drivers import EPOCH, quote
 from .runtime import FnSig, Unsupported, base_name
 
-BARRIERS = frozenset({"barrier", "work_group_barrier"})
+# wait_group_events: the asynchronous copies complete at the call
+# (vectorizer/builtins/async_copy.py); the wait keeps its barrier.
+BARRIERS = frozenset({"barrier", "work_group_barrier", "wait_group_events"})
 # No-ops for a runtime that runs one work-item at a time.
 FENCES = frozenset({"mem_fence", "read_mem_fence", "write_mem_fence", "atomic_work_item_fence", "mem_barrier"})
 

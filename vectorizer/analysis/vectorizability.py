@@ -6,6 +6,7 @@ missing feature, never wrong code.
 from __future__ import annotations
 
 from ..builtins import BuiltinKind, classify
+from ..builtins.async_copy import is_group_copy, varying_operand_reason
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -53,6 +54,11 @@ def refusals_after_analysis(function: V.Function, uniform: UniformValueAnalysis)
         # Divergent branches are control-flow conversion's (it refuses what it cannot convert).
         if isinstance(inst, I.CallInst) and inst.called_function is None and uniform.is_varying(inst.callee):
             reasons.append("indirect call through a varying function pointer")
+        if isinstance(inst, I.CallInst) and inst.called_function is not None and is_group_copy(inst.called_function.name):
+            # A packet makes the group's copy once: only sound when every work-item asks for the same one.
+            varying = [i for i, a in enumerate(inst.args) if uniform.is_varying(a)]
+            if varying:
+                reasons.append(varying_operand_reason(inst.called_function.name, varying))
         if isinstance(inst, I.AllocaInst) and uniform.is_varying(inst):
             if inst.count is not None and not isinstance(inst.count, V.ConstantInt):
                 reasons.append("varying private array of run-time size")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .async_copy import is_group_operation
+from .images import is_pure_image_query
 from .mangling import demangle
 from .math import (
     ELEMENTWISE_INTRINSICS,
@@ -76,6 +78,10 @@ def classify(name: str | None) -> BuiltinSummary:
         return BuiltinSummary(BuiltinKind.PRINTF)
     if "barrier" in name and (name.startswith("__mux_") or name.startswith("_Z")):
         return BuiltinSummary(BuiltinKind.BARRIER)
+    if is_group_operation(name):
+        # Asynchronous copies and their wait: reached once by a whole group,
+        # as a barrier is (async_copy.py; varying operands are refused).
+        return BuiltinSummary(BuiltinKind.BARRIER)
     if name.startswith("__mux_sub_group_") or "sub_group_" in name:
         return BuiltinSummary(BuiltinKind.SUB_GROUP)
     if name.startswith("__mux_work_group_") or "work_group_" in name:
@@ -114,6 +120,8 @@ def is_pure_callee(name: str | None) -> bool:
     if split is not None and split[0] in ELEMENTWISE_INTRINSICS and split[0] != "expect":
         # A vector form (`llvm.fabs.v4f32`, as the library's float4 bodies
         # call): as pure as the scalar one, so a masked block need not wrap it.
+        return True
+    if is_pure_image_query(name):
         return True
     d = demangle(name)
     if d is not None and (d.name in PURE_OPENCL or d.name.startswith(("convert_", "as_"))):

@@ -379,7 +379,10 @@ class ControlFlowConversion:
                                   [inst.pointer, m])
                     continue
             elif isinstance(inst, I.StoreInst) and plain:
-                fnc = masked_store_fn(self.module, inst.value.type, self._align(inst), _as(inst.pointer))
+                try:  # (an opaque value: `target("spirv.Event")` stored to its variable)
+                    fnc = masked_store_fn(self.module, inst.value.type, self._align(inst), _as(inst.pointer))
+                except MaskedBuiltinError as exc:
+                    raise ConversionError(f"{exc} in divergent block '{block.name}'") from None
                 self._replace(inst, fnc, [inst.value, inst.pointer, m])
                 continue
             if isinstance(inst, I.FenceInst) or not (has_side_effects(inst) or isinstance(inst, I.LoadInst)):

@@ -434,6 +434,25 @@ def add_misc_checks(s: Suite) -> None:
             def run1(b, out, op=op, sc=sc, x=x, name=name):
                 _compare(out, name, b.run(sc, x)[0], op(x).astype(int).tolist(), [x])
             s.add(f"{name} {e}", [sc], run1)
+        # nan(code): a quiet NaN for every code; the code may ride in the
+        # significand, so only the exponent and the quiet bit are fixed.
+        code_elem = {"half": "ushort", "float": "uint", "double": "ulong"}[e]
+        sn, vn = mangle("nan", [CLType(code_elem)]), mangle("nan", [CLType(code_elem, 4)])
+
+        def run_nan(b, out, sn=sn, vn=vn, code_elem=code_elem, e=e):
+            codes = int_samples(code_elem, s.n, rng)
+            got = b.run(sn, codes)[0]
+            bits = ELEMENTS[code_elem][2]
+            mant = {"half": 10, "float": 23, "double": 52}[e]
+            quiet = ((1 << (bits - mant - 1)) - 1) << mant | (1 << (mant - 1))
+            raw = got.view(f"u{bits // 8}").astype(np.uint64)
+            ok = (raw & np.uint64(quiet)) == np.uint64(quiet)
+            out.checked += int(codes.size)
+            if not ok.all():
+                i = int(np.argmin(ok))
+                out.fail(f"nan({codes[i]}) = {got[i]!r} ({int(raw[i]):#x}): not a quiet NaN")
+            _vector_same(b, out, sn, vn, [codes])
+        s.add(f"nan {e}", [sn, vn], run_nan)
         # sign, degrees, radians, step, mix, smoothstep (reference: exact arithmetic, rounded)
         sc = mangle("sign", [t])
 
