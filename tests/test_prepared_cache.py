@@ -54,16 +54,29 @@ def test_resumed_requests_equal_fresh_ones(choices: str) -> None:
     for (w, d), want in fresh.items():
         got = vectorize(DIVERGENT, kernel="k", width=w, dim=d, choices=choices)
         assert (got.ir, got.vectorized_name, got.remarks) == (want.ir, want.vectorized_name, want.remarks)
-    # One miss per dimension; the other widths resumed.
-    assert CACHE.hits - hits == 4
+    # Every request but the first resumed: the other widths after control-flow
+    # conversion, the first width of dimension 1 after `prepare`.
+    assert CACHE.hits - hits == 5
 
 
-def test_snapshot_is_taken_after_control_flow_conversion() -> None:
+def _key(text: str, request: KernelRequest) -> tuple:
+    from vectorizer.llvm_bridge import canonicalize
+    from vectorizer.target import host_target
+
+    key = PreparedCache.key(canonicalize(text), request, host_target(), DEFAULT_NAMES)  # as vectorize() reads it
+    assert key is not None
+    return key
+
+
+def test_snapshots_after_control_flow_conversion_and_after_prepare() -> None:
     CACHE.clear()
     vectorize(DIVERGENT, kernel="k", width=4)
-    (snap,) = CACHE._entries.values()
-    assert not snap.stopped
-    assert DEFAULT_NAMES[snap.after] == "control-flow-conversion"
+    key = _key(DIVERGENT, KernelRequest("k", 4))
+    snap = CACHE._entries[key]
+    assert not snap.stopped and DEFAULT_NAMES[snap.after] == "control-flow-conversion"
+    # The one every dimension shares stops at `prepare`.
+    shared = CACHE._entries[PreparedCache.any_dimension(key)]
+    assert not shared.stopped and DEFAULT_NAMES[shared.after] == "prepare"
 
 
 def test_refusal_is_remembered_with_its_remarks() -> None:
@@ -71,8 +84,7 @@ def test_refusal_is_remembered_with_its_remarks() -> None:
     first = _fresh(text, 4)
     assert first.vectorized_name is None
     again = vectorize(text, kernel="k", width=8)
-    (snap,) = CACHE._entries.values()
-    assert snap.stopped
+    assert CACHE._entries[_key(text, KernelRequest("k", 8))].stopped
     assert again.vectorized_name is None and again.remarks == first.remarks
     assert again.ir == first.ir
 
@@ -98,6 +110,11 @@ def test_key_separates_what_the_prefix_reads() -> None:
         assert PreparedCache.key(DIVERGENT, other, target, DEFAULT_NAMES) != key
     no_intptr = tuple(n for n in DEFAULT_NAMES if n != "remove-intptr")
     assert PreparedCache.key(DIVERGENT, base, target, no_intptr) != key
+    # Up to `prepare`, only the dimension may differ.
+    dim1 = PreparedCache.key(DIVERGENT, KernelRequest("k", 4, dim=1), target, DEFAULT_NAMES)
+    assert PreparedCache.any_dimension(dim1) == PreparedCache.any_dimension(key)
+    assert PreparedCache.any_dimension(PreparedCache.key(DIVERGENT, base, target, no_intptr)) == \
+        PreparedCache.any_dimension(key)
 
 
 def test_least_recently_used_entry_goes_first() -> None:

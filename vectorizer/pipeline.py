@@ -46,7 +46,7 @@ from .passes.kernel_extraction import vectorize_split
 from .passes.packetization import automatic_width, vectorized_name
 from .passes.preparation import PREPARATION
 from .passes.prepared_cache import CACHE as PREPARED
-from .passes.prepared_cache import LAST_SHARED, is_resume_point, snapshot_of
+from .passes.prepared_cache import LAST_SHARED, PREPARE, is_resume_point, snapshot_of
 from .passes.state import KernelState
 from .target import TargetInfo, host_target
 
@@ -160,7 +160,10 @@ def vectorize_kernel(
     # start from where an earlier request left them (passes/prepared_cache.py).
     # Not when the passes are observed: each must run to be printed or verified.
     cache_key = None if observed else PREPARED.key(text, request, target, names)
+    any_dim = PREPARED.any_dimension(cache_key) if cache_key is not None else None
     snapshot = PREPARED.get(cache_key) if cache_key is not None else None
+    if snapshot is None and any_dim is not None:
+        snapshot = PREPARED.get(any_dim)  # another dimension of the kernel got as far as `prepare`
     if snapshot is not None and snapshot.stopped:
         outcome.remarks.extend(snapshot.remarks)
         return text, outcome
@@ -180,16 +183,18 @@ def vectorize_kernel(
         def emit(pass_name: str, ir: str) -> None:
             options.emit(request.kernel, pass_name, ir)
     after_pass = None
-    if cache_key is not None and snapshot is None:
-        last_shared = names.index(LAST_SHARED) if LAST_SHARED in names else len(names) - 1
+    last_shared = names.index(LAST_SHARED) if LAST_SHARED in names else len(names) - 1
+    if cache_key is not None and first <= last_shared:
+        prepare_at = names.index(PREPARE) if PREPARE in names else -1
 
         def after_pass(index: int, p, result, st: KernelState) -> None:
-            if index > last_shared:
+            index += first  # the manager counts from the first pass it runs
+            if index > last_shared or not (result.stop or is_resume_point(p.name, result.changed)):
                 return
-            if result.stop:
-                PREPARED.put(cache_key, snapshot_of(st, index, stopped=True))
-            elif is_resume_point(p.name, result.changed):
-                PREPARED.put(cache_key, snapshot_of(st, index, stopped=False))
+            snap = snapshot_of(st, index, stopped=result.stop)
+            PREPARED.put(cache_key, snap)
+            if any_dim is not None and index <= prepare_at:
+                PREPARED.put(any_dim, snap)
     manager = PassManager(
         build_passes(names[first:]),
         printer=_function_text,

@@ -20,7 +20,9 @@ stopped the pipeline (a refusal) is remembered as its remarks.
 
 The key is everything those passes read: the input text, the kernel, the
 dimension, the choices, the local size, the target, and the pass names up
-to the resume point. Only the most recent few kernels are kept.
+to the resume point. The passes up to `prepare` do not read the dimension
+either: their snapshot is also kept under a key without it, from which a
+kernel's other dimensions resume. Only the most recent few kernels are kept.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from .state import KernelState
 # Passes after which the module has just been re-read from LLVM's text
 # (when they report a change), in pipeline order.
 RESUME_POINTS = ("prepare", "control-flow-conversion")
+# The last pass that reads neither the width nor the dimension.
+PREPARE = "prepare"
 # The last pass that does not read the width: resuming later would not be shared.
 LAST_SHARED = "control-flow-conversion"
 
@@ -112,6 +116,16 @@ class PreparedCache:
         shared = names[: names.index(LAST_SHARED) + 1] if LAST_SHARED in names else names
         return (text, request.kernel, request.dim, request.choices, request.local_size, target, shared)
 
+    @staticmethod
+    def any_dimension(key: tuple) -> tuple | None:
+        """The key under which a snapshot after `prepare` serves every
+        dimension (no pass up to it reads the dimension), or None when the
+        pipeline has no `prepare`."""
+        names = key[-1]
+        if PREPARE not in names:
+            return None
+        return (*key[:2], None, *key[3:-1], names[: names.index(PREPARE) + 1])
+
     def get(self, key: tuple) -> Snapshot | None:
         """The snapshot for `key`, if remembered."""
         with self._lock:
@@ -145,4 +159,4 @@ def is_resume_point(name: str, changed: bool) -> bool:
     return changed and name in RESUME_POINTS
 
 
-__all__ = ["CACHE", "LAST_SHARED", "RESUME_POINTS", "PreparedCache", "Snapshot", "is_resume_point", "snapshot_of"]
+__all__ = ["CACHE", "LAST_SHARED", "PREPARE", "RESUME_POINTS", "PreparedCache", "Snapshot", "is_resume_point", "snapshot_of"]
