@@ -160,6 +160,10 @@ class PassManager:
     verifier: Callable[[Any], None] | None = None
     instrumentation: Instrumentation = field(default_factory=Instrumentation)
     timings: dict[str, PassTiming] = field(default_factory=dict)
+    # Called as `after_pass(index, pass, result, state)` after each pass (and
+    # its verification): how the pipeline records where a kernel's shared
+    # prefix left it (vectorizer/passes/prepared_cache.py).
+    after_pass: Callable[[int, Pass, PassResult, Any], None] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -168,7 +172,7 @@ class PassManager:
     def run(self, state: Any, am: AnalysisManager) -> Any:
         """Run the passes until one stops the pipeline; returns the state."""
         inst = self.instrumentation
-        for p in self.passes:
+        for index, p in enumerate(self.passes):
             for needed in p.requires:
                 am.get(needed, state)
             t0 = time.perf_counter()
@@ -186,6 +190,8 @@ class PassManager:
                     raise PassVerificationError(p.name, " ".join(str(exc).split())) from None
             if inst.wants_print(p.name) and inst.emit is not None and self.printer is not None:
                 inst.emit(p.name, self.printer(state))
+            if self.after_pass is not None:
+                self.after_pass(index, p, result, state)
             if result.stop:
                 break
         return state

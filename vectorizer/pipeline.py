@@ -14,6 +14,8 @@ run by vectorizer/pass_manager.py):
 Between our passes the kernel stays in our IR; it crosses to LLVM as text
 only where an LLVM pass runs (`prepare`, the SROA at the end of
 `control-flow-conversion`, `cleanup`). The original kernel is never touched.
+No pass before `choose-width` reads the width, so a kernel's later widths
+resume where its first left those passes (vectorizer/passes/prepared_cache.py).
 `veczc --print-pipeline` prints the default pipeline.
 """
 
@@ -43,6 +45,8 @@ from .passes.cleanup import CLEANUP
 from .passes.kernel_extraction import vectorize_split
 from .passes.packetization import automatic_width, vectorized_name
 from .passes.preparation import PREPARATION
+from .passes.prepared_cache import CACHE as PREPARED
+from .passes.prepared_cache import LAST_SHARED, PREPARE, is_resume_point, snapshot_of
 from .passes.state import KernelState
 from .target import TargetInfo, host_target
 
@@ -151,21 +155,53 @@ def vectorize_kernel(
     names = options.names()
     target = target or host_target()
     outcome = KernelOutcome(request, None, request.width)
-    module = parse_module(text)
-    kernel = module.get_function(request.kernel)
-    if kernel is None:
-        raise KeyError(f"no function named '{request.kernel}' in the module")
-    state = KernelState(text, request, target, outcome, module, kernel, t0=t0)
+    observed = options.print_after or options.print_after_all or options.verify_each or options.emit
+    # Every width of a kernel shares the passes up to control-flow conversion:
+    # start from where an earlier request left them (passes/prepared_cache.py).
+    # Not when the passes are observed: each must run to be printed or verified.
+    cache_key = None if observed else PREPARED.key(text, request, target, names)
+    any_dim = PREPARED.any_dimension(cache_key) if cache_key is not None else None
+    snapshot = PREPARED.get(cache_key) if cache_key is not None else None
+    if snapshot is None and any_dim is not None:
+        snapshot = PREPARED.get(any_dim)  # another dimension of the kernel got as far as `prepare`
+    if snapshot is not None and snapshot.stopped:
+        outcome.remarks.extend(snapshot.remarks)
+        return text, outcome
+    if snapshot is not None:
+        state = KernelState(text, request, target, outcome, None, None, t0=t0)  # type: ignore[arg-type]
+        snapshot.restore(state)
+        first = snapshot.after + 1
+    else:
+        module = parse_module(text)
+        kernel = module.get_function(request.kernel)
+        if kernel is None:
+            raise KeyError(f"no function named '{request.kernel}' in the module")
+        state = KernelState(text, request, target, outcome, module, kernel, t0=t0)
+        first = 0
     emit = None
     if options.emit is not None:
         def emit(pass_name: str, ir: str) -> None:
             options.emit(request.kernel, pass_name, ir)
+    after_pass = None
+    last_shared = names.index(LAST_SHARED) if LAST_SHARED in names else len(names) - 1
+    if cache_key is not None and first <= last_shared:
+        prepare_at = names.index(PREPARE) if PREPARE in names else -1
+
+        def after_pass(index: int, p, result, st: KernelState) -> None:
+            index += first  # the manager counts from the first pass it runs
+            if index > last_shared or not (result.stop or is_resume_point(p.name, result.changed)):
+                return
+            snap = snapshot_of(st, index, stopped=result.stop)
+            PREPARED.put(cache_key, snap)
+            if any_dim is not None and index <= prepare_at:
+                PREPARED.put(any_dim, snap)
     manager = PassManager(
-        build_passes(names),
+        build_passes(names[first:]),
         printer=_function_text,
         verifier=_verify,
         instrumentation=Instrumentation(
             frozenset(options.print_after), options.print_after_all, options.verify_each, emit),
+        after_pass=after_pass,
     )
     am = AnalysisManager(KernelState.current_function)
     try:

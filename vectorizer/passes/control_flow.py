@@ -62,6 +62,7 @@ class ControlFlowConversion(Pass):
             # the analyses computed before stay as they were).
             return PassResult()
         state.module = parse_module(converted.text)
+        state.module_text = converted.text
         state.kernel = state.module.get_function(state.request.kernel)
         state.fn = state.module.get_function(state.temp_name)
         return PassResult(changed=True)

@@ -97,6 +97,7 @@ class Prepare(Pass):
             raise VectorizerBug(f"pass '{self.name}': vectorizing '{state.request.kernel}': "
                                 f"our IR is invalid for LLVM: {exc}") from None
         state.module = parse_module(prepared)
+        state.module_text = prepared
         state.kernel = state.module.get_function(state.request.kernel)
         state.fn = state.module.get_function(state.temp_name)
         state.datalayout = datalayout_of(prepared)

@@ -43,6 +43,9 @@ class KernelState:
     clamp_versioned_loads: int = 0
     safe_addressed_accesses: int = 0
     result_text: str | None = None  # set by the pass that finishes the kernel
+    # The text `module` was last read from (LLVM's output), set by the passes
+    # that re-read it: the prepared-kernel cache keeps it (prepared_cache.py).
+    module_text: str | None = None
     t0: float = field(default_factory=time.perf_counter)
 
     def refuse(self, *remarks: str) -> None:
