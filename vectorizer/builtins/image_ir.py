@@ -68,6 +68,19 @@ def _pick(lines: list[str], p: str, choices: list[tuple[list[str], str]], defaul
         cur = name
 
 
+def _header_and_bounds() -> list[str]:
+    """Loads of the image header's fields (`%w`, `%h`, `%d`, `%order`, `%dt`,
+    `%nch`, `%chb`) and `%in`: whether pixel (`%x`, `%y`, `%z`) is inside."""
+    lines: list[str] = []
+    for k, f in enumerate(("w", "h", "d", "order", "dt", "nch", "chb")):
+        lines += [f"  %{f}.p = getelementptr i8, ptr addrspace(1) %img, i64 {4 * k}",
+                  f"  %{f} = load i32, ptr addrspace(1) %{f}.p, align 4"]
+    return lines + [
+        "  %xin = icmp ult i32 %x, %w", "  %yin = icmp ult i32 %y, %h", "  %zin = icmp ult i32 %z, %d",
+        "  %xy = and i1 %xin, %yin", "  %in = and i1 %xy, %zin",
+    ]
+
+
 def _texel_fn() -> str:
     """`<4 x i32> @__img_texel(img, x, y, z, i1 asfloat)`: one pixel's
     channels, as float bits (asfloat) or integers; the border colour outside."""
@@ -75,12 +88,8 @@ def _texel_fn() -> str:
         "define internal <4 x i32> @__img_texel(ptr addrspace(1) %img, i32 %x, i32 %y, i32 %z, i1 %asf) {",
         "entry:",
     ]
-    for k, f in enumerate(("w", "h", "d", "order", "dt", "nch", "chb")):
-        lines += [f"  %{f}.p = getelementptr i8, ptr addrspace(1) %img, i64 {4 * k}",
-                  f"  %{f} = load i32, ptr addrspace(1) %{f}.p, align 4"]
+    lines += _header_and_bounds()
     lines += [
-        "  %xin = icmp ult i32 %x, %w", "  %yin = icmp ult i32 %y, %h", "  %zin = icmp ult i32 %z, %d",
-        "  %xy = and i1 %xin, %yin", "  %in = and i1 %xy, %zin",
         "  %one = select i1 %asf, i32 1065353216, i32 1",
         *_order_test("noalpha", NO_ALPHA),
         "  br i1 %in, label %inside, label %border",
@@ -149,12 +158,8 @@ def _store_fn() -> str:
         "define internal void @__img_store(ptr addrspace(1) %img, i32 %x, i32 %y, i32 %z, <4 x i32> %col0, i1 %isf) {",
         "entry:",
     ]
-    for k, f in enumerate(("w", "h", "d", "order", "dt", "nch", "chb")):
-        lines += [f"  %{f}.p = getelementptr i8, ptr addrspace(1) %img, i64 {4 * k}",
-                  f"  %{f} = load i32, ptr addrspace(1) %{f}.p, align 4"]
+    lines += _header_and_bounds()
     lines += [
-        "  %xin = icmp ult i32 %x, %w", "  %yin = icmp ult i32 %y, %h", "  %zin = icmp ult i32 %z, %d",
-        "  %xy = and i1 %xin, %yin", "  %in = and i1 %xy, %zin",
         "  br i1 %in, label %inside, label %done",
         "inside:",
         # (r, g, b, a) to the stored channels.
