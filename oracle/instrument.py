@@ -53,6 +53,12 @@ OBJ_LOOKUP, OBJ_RANGE = -1, -2
 _ACCESS = T.FunctionType(T.i64, (T.i64,) * 6)
 _STORE = T.FunctionType(T.i64, (T.i64,) * 5)
 VALUE_SLOT = 256  # bytes of the per-function slot a store's value is passed in
+# The slot's alignment. Stores into it say so explicitly: left implicit, a
+# store takes its type's ABI alignment (32 for <4 x double>, 64 for <16 x
+# float>), more than the slot has, and the JIT emits an aligned vector move
+# that faults whenever the kernel's frame sits only 16 bytes aligned (half
+# of all processes, by where the OS puts the stack).
+VALUE_SLOT_ALIGN = 16
 _MASKED = T.FunctionType(T.i64, (T.i64,) * 7)
 _MEM = T.FunctionType(T.i64, (T.i64,) * 10)
 # OpenCL builtins writing their second result through a pointer:
@@ -274,8 +280,8 @@ class _Instrumenter:
             entry = self.fn.entry
             eb = Builder()
             eb.position_before(entry.first_non_phi)
-            self.value_slot = eb.alloca(T.ArrayType(T.i8, VALUE_SLOT), align=16)
-        b.store(st.value, self.value_slot)
+            self.value_slot = eb.alloca(T.ArrayType(T.i8, VALUE_SLOT), align=VALUE_SLOT_ALIGN)
+        b.store(st.value, self.value_slot, align=VALUE_SLOT_ALIGN)
         return b.ptrtoint(self.value_slot, T.i64)
 
     def _inline_store(self, b: Builder, at: I.StoreInst, addr: V.Value, k: int, obj: V.Value,
