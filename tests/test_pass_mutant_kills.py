@@ -7,6 +7,8 @@ tests/test_pass_mutant_kills.py` shows it failing on that mutant's copy."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import oracle
 from vectorizer.analysis.data_layout import DataLayout
 from vectorizer.ir import types as T
@@ -188,7 +190,15 @@ def test_cost_model_counts_registers_and_idle_lanes() -> None:
     stay scalar cost 1/16 each and five packet instructions 2/16 each,
     13/16 in all. SPMV's row loop is left early by some lanes: its
     instructions carry the idle factor (60.625 rather than 41.125)."""
-    from tests.unit.test_vectorization_cost import SAXPY, SPMV
+    import importlib.util
+
+    # tests/ is not a package: load the sibling test module by its path.
+    spec = importlib.util.spec_from_file_location(
+        "_vectorization_cost_kernels", Path(__file__).parent / "unit" / "test_vectorization_cost.py")
+    assert spec and spec.loader
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    SAXPY, SPMV = kernels.SAXPY, kernels.SPMV
 
     assert _estimated_vector_cost(SAXPY, "saxpy") == (16, 13 / 16)
     assert _estimated_vector_cost(SPMV, "spmv") == (8, 60.625)

@@ -156,11 +156,18 @@ def test_a_branch_left_varying_is_refused_not_miscompiled(monkeypatch) -> None:
     """The safety net behind the uniformity decision: were a varying limit
     taken for uniform, the packetizer would branch on lane 0's condition;
     the pipeline refuses instead."""
+    from vectorizer.passes.prepared_cache import CACHE
     from vectorizer.transform import control_flow_conversion as cfc
 
+    # The prepared-kernel cache keeps what control-flow conversion made of
+    # this text in an earlier test; the patched pass must run, and what it
+    # makes must not be served to later tests.
+    CACHE.clear()
     monkeypatch.setattr(cfc.ControlFlowConversion, "_uniform_in_loop", lambda self, value, loop: True)
-    varying = VARYING_LIMIT
-    r = vectorize(varying, kernel="limit", width=8)
+    try:
+        r = vectorize(VARYING_LIMIT, kernel="limit", width=8)
+    finally:
+        CACHE.clear()
     assert r.vectorized_name is None
     assert any("varying condition after control-flow conversion" in m for m in r.remarks)
 
