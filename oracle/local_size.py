@@ -122,10 +122,17 @@ def local_shape(text: str, kernel: str) -> LocalShape:
     grouped: set[int] = set()  # dimensions with a global or group id (or all three)
     exact: dict[int, tuple[int, str]] = {}
     bound: dict[int, tuple[int, str]] = {}
+    bound_obj: dict[int, str] = {}
+    # Objects with a pointer derived in a way the rules do not follow (a
+    # byte offset to another row, a phi or select of pointers): an access
+    # through it may sit past every bound seen, so its bounds give no size
+    # (a halo row read at `tile + 272` bytes made a 32x8 tile look 33x10).
+    lost: set[str] = set()
 
-    def note_bound(d: int, b: int, why: str) -> None:
+    def note_bound(d: int, b: int, why: str, obj: str) -> None:
         if b >= 1 and (d not in bound or b < bound[d][0]):
             bound[d] = (b, why)
+            bound_obj[d] = obj
 
     for fname in _reachable(bodies, kernel):
         # value -> ("lid", d, offset) | ("scaled", d, factor) | ("flat", a, b, K, offset)
@@ -194,6 +201,10 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                 continue
             gm = _GEP.match(rhs)
             if not gm or gm.group(2) not in ptrs:
+                if not rhs.startswith(("load ", "load volatile ", "store ", "call ", "tail call ", "icmp ")):
+                    for tok in re.findall(r"[@%][\w.$\"-]+", rhs):
+                        if tok in ptrs:
+                            lost.add(ptrs[tok][0])
                 continue
             src_ty, base, idx_text = gm.groups()
             obj, avail, esize, term = ptrs[base]
@@ -206,7 +217,7 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                 if ssize == 1 and term is not None and len(idxs) == 1 and re.fullmatch(r"\d+", idxs[0]):
                     # `row[lid(d) + c]`, the constant folded into bytes.
                     c_el = int(idxs[0]) // esize
-                    note_bound(term[1], avail - term[2] - c_el, f"{obj} indexed by get_local_id({term[1]}) + {c_el}")
+                    note_bound(term[1], avail - term[2] - c_el, f"{obj} indexed by get_local_id({term[1]}) + {c_el}", obj)
                 # A byte offset from a pointer indexed by lid(a): `lid(b) * K` bytes.
                 if ssize == 1 and term is not None and term[0] == "lid" and len(idxs) == 1:
                     v = vals.get(idxs[0])
@@ -214,7 +225,8 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                         k = v[2] // esize
                         exact.setdefault(term[1], (k, f"get_local_id({term[1]}) + get_local_id({v[1]}) * {k}"
                                                   f" indexing {obj}"))
-                        note_bound(v[1], avail // k, f"{obj} of {avail} elements indexed by a flattened local id")
+                        note_bound(v[1], avail // k, f"{obj} of {avail} elements indexed by a flattened local id", obj)
+                lost.add(obj)  # the pointer it makes is not followed
                 continue
             n_src = 1
             for x in sdims:
@@ -226,9 +238,9 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                     continue
                 if v[0] == "lid":
                     note_bound(v[1], bounds[i] - v[2], f"{obj} indexed by get_local_id({v[1]})"
-                               + (f" + {v[2]}" if v[2] else ""))
+                               + (f" + {v[2]}" if v[2] else ""), obj)
                 elif v[0] == "flat":
-                    note_bound(v[2], bounds[i] // v[3], f"{obj} indexed by a flattened local id")
+                    note_bound(v[2], bounds[i] // v[3], f"{obj} indexed by a flattened local id", obj)
             # What the result points into: the sub-array the indices select
             # (a row of a tile), or, past a scalar index, at most the rest.
             rest = 1
@@ -241,7 +253,7 @@ def local_shape(text: str, kernel: str) -> LocalShape:
         if d in exact:
             out.size[d] = exact[d][0]
             out.reasons.append(f"local size {exact[d][0]} along {d}: {exact[d][1]}")
-        elif d in bound and bound[d][0] <= MAX_TILE:
+        elif d in bound and bound[d][0] <= MAX_TILE and bound_obj[d] not in lost:
             out.size[d] = bound[d][0]
             out.reasons.append(f"local size {bound[d][0]} along {d}: {bound[d][1]}")
     for d in sorted(queried - grouped):

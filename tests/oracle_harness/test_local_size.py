@@ -127,3 +127,46 @@ def test_an_input_verdict_under_an_inferred_launch_says_how_it_was_chosen() -> N
     races = [r for r in rep.results if r.status == "scalar-race"]
     assert races, rep.results
     assert "[inferred launch (" in races[0].detail and "`ndrange:`" in races[0].detail, races[0].detail
+
+
+# A 32x8 tile with a one-cell halo in a [10 x [34 x float]] array: clang
+# reaches the halo rows by byte offsets from a row pointer and a phi of two
+# rows, which the rules do not follow. Taking the bounds they did see gave
+# 33x10, a launch at which the kernel's own halo writes race.
+HALO = """
+@h.t = internal addrspace(3) global [10 x [34 x float]] undef, align 4
+
+define spir_kernel void @h(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %lx = call i64 @_Z12get_local_idj(i32 0)
+  %ly = call i64 @_Z12get_local_idj(i32 1)
+  %g = call i64 @_Z13get_global_idj(i32 0)
+  %row = getelementptr [34 x float], ptr addrspace(3) @h.t, i64 %ly
+  %row1 = getelementptr i8, ptr addrspace(3) %row, i64 136
+  %lx1 = add i64 %lx, 1
+  %p = getelementptr inbounds float, ptr addrspace(3) %row1, i64 %lx1
+  %pin = getelementptr float, ptr addrspace(1) %in, i64 %g
+  %v = load float, ptr addrspace(1) %pin, align 4
+  store float %v, ptr addrspace(3) %p, align 4
+  call void @_Z7barrierj(i32 1)
+  %row2 = getelementptr i8, ptr addrspace(3) %row, i64 272
+  %q = getelementptr inbounds float, ptr addrspace(3) %row2, i64 %lx1
+  %w = load float, ptr addrspace(3) %q, align 4
+  %pout = getelementptr float, ptr addrspace(1) %out, i64 %g
+  store float %w, ptr addrspace(1) %pout, align 4
+  ret void
+}
+""" + DECLS
+
+
+def test_a_tile_reached_by_offsets_the_rules_do_not_follow_gives_no_size() -> None:
+    shape = local_shape(HALO, "h")
+    assert shape.size == {}, shape.reasons
+
+
+def test_the_bench_halo_stencil_keeps_the_generic_launch_and_matches() -> None:
+    bench = Path(__file__).parents[2] / "bench" / "kernels" / "workgroup" / "stencil_halo.ll"
+    text = bench.read_text()
+    assert local_shape(text, "stencil_halo").size == {}
+    rep = oracle.check(text, kernel="stencil_halo", widths=[8])
+    assert rep.results and all(r.status == "match" for r in rep.results), rep.summary
