@@ -20,16 +20,24 @@ from .images import (
 )
 
 
+def _equals_one_of(var: str, values: list[int], prefix: str, joined: str) -> tuple[list[str], str]:
+    """Lines testing whether i32 `var` is one of `values`, and the i1 that
+    holds the answer: comparison i is `{prefix}{i}`, the running `or`
+    `{joined}{i}`."""
+    out, cond = [], ""
+    for i, v in enumerate(values):
+        out.append(f"  {prefix}{i} = icmp eq i32 {var}, {v}")
+        if cond:
+            out.append(f"  {joined}{i} = or i1 {cond}, {prefix}{i}")
+            cond = f"{joined}{i}"
+        else:
+            cond = f"{prefix}{i}"
+    return out, cond
+
+
 def _order_test(name: str, orders: tuple[str, ...]) -> list[str]:
     """`%{name}` = the image's channel order (`%order`) is one of `orders`."""
-    out, cond = [], ""
-    for i, o in enumerate(orders):
-        out.append(f"  %{name}.{i} = icmp eq i32 %order, {ORDERS[o][0]}")
-        if cond:
-            out.append(f"  %{name}.or{i} = or i1 {cond}, %{name}.{i}")
-            cond = f"%{name}.or{i}"
-        else:
-            cond = f"%{name}.{i}"
+    out, cond = _equals_one_of("%order", [ORDERS[o][0] for o in orders], f"%{name}.", f"%{name}.or")
     out.append(f"  %{name} = select i1 {cond}, i1 true, i1 false")
     return out
 
@@ -55,14 +63,8 @@ def _pick(lines: list[str], p: str, choices: list[tuple[list[str], str]], defaul
     t = {k: v[0] for k, v in CHANNEL_TYPES.items()}
     cur = default
     for n, (names, val) in enumerate(reversed(choices)):
-        cond = ""
-        for i, tn in enumerate(names):
-            lines.append(f"  %{p}.{out}.k{n}.{i} = icmp eq i32 %dt, {t[tn]}")
-            if cond:
-                lines.append(f"  %{p}.{out}.or{n}.{i} = or i1 {cond}, %{p}.{out}.k{n}.{i}")
-                cond = f"%{p}.{out}.or{n}.{i}"
-            else:
-                cond = f"%{p}.{out}.k{n}.{i}"
+        tests, cond = _equals_one_of("%dt", [t[tn] for tn in names], f"%{p}.{out}.k{n}.", f"%{p}.{out}.or{n}.")
+        lines += tests
         name = f"%{p}.{out}" if n == len(choices) - 1 else f"%{p}.{out}.s{n}"
         lines.append(f"  {name} = select i1 {cond}, {ty} {val}, {ty} {cur}")
         cur = name
