@@ -31,6 +31,7 @@ from vectorizer.ir import types as T
 from vectorizer.ir import values as V
 from vectorizer.ir.builder import Builder
 
+from .builtin_calls import mangled_name
 from .plan import (
     OPENCL_BUILTINS,
     Access,
@@ -1212,6 +1213,18 @@ class FunctionEmitter:
 
     def _builtin(self, e: Builtin) -> V.Value:
         args = [self.expr(a) for a in e.args]
+        if e.params:  # an overload of the builtin library (fuzz.builtin_calls)
+            name = mangled_name(e.name, e.params)
+            if e.out is None:
+                fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])
+                return self.b.call(fn, args)
+            # The second result goes to a private slot made in the entry block.
+            out_ty = ir_type(e.out)
+            slot = Builder().position_at_start(self.fn.blocks[0]).alloca(out_ty, align=self._align(e.out))
+            # Each of them returns the type of its (first) float argument.
+            fn = self.mod.declare(name, args[0].type, [*(a.type for a in args), slot.type])
+            value = self.b.call(fn, [*args, slot])
+            return value if e.part == 0 else self.b.load(out_ty, slot, align=self._align(e.out))
         if is_collective_builtin(e.name):  # the `subgroup` profile's (fuzz.subgroup_kernels)
             name = mangle_collective(e.name, [a.ty for a in e.args], e.signed, self.plan.builtins == "mux")
         elif e.name == "convert":

@@ -657,6 +657,14 @@ class Builtin(Expr):
     ty: Ty
     signed: bool = True
     suffix: str = ""  # `convert_`: a rounding mode (`_rte`...), only between integers where it changes nothing
+    # The overload as OpenCL C types (`uint4`, `float`; `int4*` a private
+    # output pointer), mangled by the builtin library (`fuzz.builtin_calls`);
+    # empty for the collectives and the older `OPENCL_BUILTINS` spelling.
+    params: tuple[str, ...] = ()
+    # A second result written through a pointer (`frexp`, `sincos`...): the
+    # pointee type; `part` 0 gives the call's result, 1 what it wrote.
+    out: Ty | None = None
+    part: int = 0
 
     def children(self) -> tuple[Expr, ...]:
         return self.args

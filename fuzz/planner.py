@@ -19,6 +19,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from .builtin_calls import BuiltinCalls
 from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
@@ -31,7 +32,6 @@ from .plan import (
     I32,
     I64,
     INT_MATH,
-    OPENCL_BUILTINS,
     OVERFLOW_OPS,
     VECTOR_TYPES,
     Access,
@@ -43,7 +43,6 @@ from .plan import (
     Block,
     Break,
     Buffer,
-    Builtin,
     Call,
     CallStmt,
     Cast,
@@ -209,6 +208,7 @@ class Planner:
         self.dim_param: ScalarParam | None = None  # the run-time dimension argument
         self._in_dim = False  # drawing a computed dimension (no nested ones)
         self._in_select = False  # drawing the addresses of a pointer select (no nested ones)
+        self._builtin_calls: BuiltinCalls | None = None
 
     # ------------------------------------------------------------------
     # Entry point
@@ -1332,45 +1332,11 @@ class Planner:
         return load
 
     def _builtin(self, ty: Ty, depth: int, mode: str) -> Expr | None:
-        """A call to an OpenCL C builtin (`OPENCL_BUILTINS`) returning `ty`, if one fits."""
-        c = self.c
-        if ty.is_bool or ty.lanes not in (1, 2, 3, 4, 8, 16):
-            return None
-        sub = VARYING if mode == VARYING else mode
-        other = ANY if mode == VARYING else mode
-        kinds = ["float", "convert"] if ty.is_float else ["int", "convert"]
-        # Relationals: float arguments, an int result (scalar), or an
-        # integer vector as wide as the floats (vector).
-        rel = [f for f in ("f16", "f32", "f64") if f in self.k.types and (
-            (ty.lanes == 1 and ty.bits == 32) or (ty.lanes > 1 and int(f[1:]) == ty.bits))]
-        if not ty.is_float and rel:
-            kinds.append("rel")
-        if c.boolean(0.3):  # conversions: a builtin per (type, width, sign), many to cover
-            name = "convert"
-        else:
-            name = c.choice([n for n, (_, kind) in OPENCL_BUILTINS.items() if kind in kinds and kind != "convert"])
-        arity, kind = OPENCL_BUILTINS[name]
-        arg_ty = Ty(c.choice(rel), ty.lanes) if kind == "rel" else ty
-        if kind == "convert":  # from another type of as many lanes; never a float to an integer
-            sources = [t for t in ("i8", "i16", "i32", "i64", "f16", "f32", "f64")
-                       if t in self.k.types and (ty.is_float or t.startswith("i"))]
-            arg_ty = Ty(c.choice(sources), ty.lanes)
-        args = []
-        for i in range(arity):
-            # Arguments of every kind: varying (as the mode wants), uniform, constant.
-            kind_ = c.weighted([(4.0, "mode"), (1.5 if mode == ANY else 0.0, "uniform"),
-                                (0.7 if i < arity else 0.0, "constant")])
-            if kind_ == "constant":
-                args.append(self._const(arg_ty))
-            else:
-                args.append(self.expr(arg_ty, depth, UNIFORM if kind_ == "uniform" else (sub if i == 0 else other)))
-        if name == "copysign" and not isinstance(args[1], Const):
-            loadable = self.helper is None and any(w > 0 for w, _ in self._addr_options(other))
-            args[1] = self._load(ty, other) if loadable else self._const(ty)
-        suffix = ""
-        if kind == "convert" and not ty.is_float and not arg_ty.is_float and c.boolean(0.3):
-            suffix = c.choice(("_rte", "_rtz", "_rtp", "_rtn"))
-        return Builtin(name, tuple(args), ty, signed=c.boolean(0.5), suffix=suffix)
+        """A call to a builtin of the OpenCL C library returning `ty`, if one
+        fits (`fuzz.builtin_calls`: which builtin, overload and arguments)."""
+        if self._builtin_calls is None:
+            self._builtin_calls = BuiltinCalls(self)
+        return self._builtin_calls.call(ty, depth, mode)
 
     # Operators ---------------------------------------------------------
 
