@@ -37,12 +37,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from .choice_source import Choices
+from .knobs import Knobs
 from .plan import I32, Bin, Builtin, Const, Expr, Ty
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .planner import Planner
 
 ANY, VARYING, UNIFORM, INVARIANT = "any", "varying", "uniform", "invariant"
 
@@ -149,6 +148,20 @@ class Draft:
     signed: bool = True  # of the result (conversions name it)
     out: Ty | None = None  # the pointee of an output pointer argument (last)
     part: int = 0  # 0: the result, 1: what was written through the pointer
+
+
+class Planner(Protocol):
+    """What the calls take from `fuzz.planner.Planner` (not imported: the
+    planner imports this module)."""
+
+    c: Choices
+    k: Knobs
+    helper: Any
+
+    def expr(self, ty: Ty, depth: int, mode: str = ...) -> Expr: ...
+    def _const(self, ty: Ty) -> Expr: ...
+    def _load(self, ty: Ty, mode: str) -> Expr: ...
+    def _addr_options(self, mode: str) -> list[tuple[float, Any]]: ...
 
 
 class BuiltinCalls:
