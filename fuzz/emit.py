@@ -574,6 +574,8 @@ class FunctionEmitter:
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
             if s.cas:
                 self._cas(s, p, value)
+            elif s.builtin:
+                self._atomic_call(s, p, value)
             else:
                 b.atomicrmw(s.op, p, value, ordering=s.ordering, align=self._align(s.buffer.elem))
         elif isinstance(s, PrivStore):
@@ -1123,6 +1125,24 @@ class FunctionEmitter:
             types.append(T.IntType(1))
         fn = self.mod.intrinsic(name, t, types)
         return b.call(fn, args)
+
+    def _atomic_call(self, s: Atomic, p: V.Value, value: V.Value) -> None:
+        """`atom_<op>(p, value)` / `atomic_<op>(p, value)` (`_inc`/`_dec(p)` for
+        a step of 1), mangled as clang does for a `volatile __global` pointer."""
+        unsigned = s.op in ("umax", "umin")
+        op = {"umax": "max", "umin": "min"}.get(s.op, s.op)
+        if s.step:
+            op = "inc" if s.op == "add" else "dec"
+        name = f"{s.builtin}_{op}"
+        code = _ITANIUM[s.buffer.elem.elem][1 if unsigned else 0]
+        space = s.buffer.addrspace
+        mangled = f"_Z{len(name)}{name}PU3AS{space}V{code}" if space else f"_Z{len(name)}{name}PV{code}"
+        args = [p]
+        if not s.step:
+            mangled += code
+            args.append(value)
+        fn = self.mod.declare(mangled, value.type, [a.type for a in args])
+        self.b.call(fn, args)
 
     def _cas(self, s: Atomic, p: V.Value, value: V.Value) -> None:
         """`*p op= value` as a compare-and-swap loop from an atomic load."""

@@ -935,6 +935,11 @@ class Atomic(Stmt):
     # `add`/`sub` done as a compare-and-swap loop on an atomic load of the
     # counter (it succeeds on the first try: work-items run one at a time).
     cas: bool = False
+    # Spelled as a call to OpenCL C's `atom_<op>` or `atomic_<op>` (the
+    # library's definition is the same `atomicrmw`, `seq_cst`); `step`: the
+    # `_inc`/`_dec` form (`value` is then the constant 1 it adds or subtracts).
+    builtin: str = ""
+    step: bool = False
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,) if isinstance(self.index, int) else (self.value, self.index)
