@@ -41,9 +41,16 @@ from typing import Any, Protocol
 
 from .choice_source import Choices
 from .knobs import Knobs
-from .plan import I32, Bin, Builtin, Const, Expr, Ty
+from .plan import I32, Bin, Builtin, Const, Expr, ParamRef, ScalarParam, Splat, Ty
 
 ANY, VARYING, UNIFORM, INVARIANT = "any", "varying", "uniform", "invariant"
+# Arguments made of kernel arguments and constants only (conversions,
+# arithmetic, builtin calls of them): uniform, and seen so by the
+# vectorizer's conservative taint too, which counts every load after a
+# varying store and every phi after a varying branch as varying. Only such
+# calls stay calls through the preparation (`inline_library_builtins`
+# inlines the others), as the uniform calls of real builtin tests do.
+PURE = "pure"
 
 # Math (6.12.2) and common (6.12.4) functions of one float argument.
 FLOAT_UNARY = (
@@ -157,6 +164,7 @@ class Planner(Protocol):
     c: Choices
     k: Knobs
     helper: Any
+    params: list[Any]
 
     def expr(self, ty: Ty, depth: int, mode: str = ...) -> Expr: ...
     def _const(self, ty: Ty) -> Expr: ...
@@ -378,13 +386,16 @@ class BuiltinCalls:
     def _kinds(self, n: int, mode: str, fixed: list[bool]) -> list[str]:
         """The mode of each argument (`constant` for a literal): in a varying
         call one free argument is varying, in an `any` call sometimes every
-        argument is uniform (as the builtin tests of real suites call them)."""
+        argument is uniform (as the builtin tests of real suites call them),
+        often made of kernel arguments only (`PURE`)."""
         c = self.c
         free = [i for i in range(n) if not fixed[i]]
-        if mode in (UNIFORM, INVARIANT):
-            return [c.weighted([(4.0, mode), (1.0, "constant")]) for _ in range(n)]
-        if mode == ANY and c.boolean(0.35):
-            return [c.weighted([(4.0, UNIFORM), (0.8, "constant")]) for _ in range(n)]
+        if mode == PURE:
+            return [c.weighted([(4.0, PURE), (1.0, "constant")]) for _ in range(n)]
+        if mode in (UNIFORM, INVARIANT) or (mode == ANY and c.boolean(0.35)):
+            pure = c.boolean(0.6)
+            return [c.weighted([(4.0, PURE if pure else (UNIFORM if mode == ANY else mode)), (0.8, "constant")])
+                    for _ in range(n)]
         kinds = [c.weighted([(4.0, ANY), (1.5, UNIFORM), (0.8, "constant")]) for _ in range(n)]
         if mode == VARYING and free:
             kinds[c.choice(free)] = VARYING
@@ -398,16 +409,71 @@ class BuiltinCalls:
         for a, kind in zip(d.args, kinds, strict=True):
             e, lo = self._arg(a, kind, depth, lo)
             args.append(e)
-        return Builtin(d.name, tuple(args), ty, signed=d.signed, params=params, out=d.out, part=d.part)
+        # Sometimes `noinline` on a call with a varying argument: the
+        # vectorizer keeps it a call and instantiates it lane by lane.
+        noinline = any(k in (ANY, VARYING) for k in kinds) and self.c.boolean(0.25)
+        return Builtin(d.name, tuple(args), ty, signed=d.signed, params=params, out=d.out, part=d.part,
+                       noinline=noinline)
 
     def _value(self, ty: Ty, kind: str, depth: int) -> Expr:
         if kind == "constant":
             return self.p._const(ty)
+        if kind == PURE:
+            return self.pure(ty, depth)
         return self.p.expr(ty, depth, kind)
 
+    def _params(self) -> list[ScalarParam]:
+        if self.p.helper is not None:
+            return []
+        return [q for q in self.p.params if isinstance(q, ScalarParam) and q.ty.elem in self.p.k.types]
+
+    def pure(self, ty: Ty, depth: int) -> Expr:
+        """A uniform value of `ty` made of kernel arguments and constants
+        (`PURE`); in a helper (no kernel arguments), a uniform expression."""
+        c = self.c
+        if self.p.helper is not None:
+            return self.p.expr(ty, max(depth, 0), UNIFORM)
+        params = self._params()
+        same = [q for q in params if q.ty == ty]
+        lanes = [q for q in params if q.ty.lanes == ty.lanes and q.ty != ty]
+        deeper = depth > 0
+        options: list[tuple[float, Any]] = [
+            (3.0 if same else 0.0, lambda: ParamRef(c.choice(same))),
+            (2.0 if lanes else 0.0, lambda: self._convert_param(ty, c.choice(lanes))),
+            (1.5 if ty.is_vector else 0.0, lambda: Splat(self.pure(ty.scalar, depth - 1), ty.lanes)),
+            (1.0 if deeper else 0.0, lambda: self._pure_arith(ty, depth - 1)),
+            (1.0 if deeper else 0.0, lambda: self.call(ty, depth - 1, PURE) or self.p._const(ty)),
+            (0.5, lambda: self.p._const(ty)),
+        ]
+        return c.weighted(options)()
+
+    def _pure_arith(self, ty: Ty, depth: int) -> Expr:
+        ops = ("fadd", "fmul", "fsub") if ty.is_float else ("add", "xor", "mul", "sub", "and")
+        return Bin(self.c.choice(ops), self.pure(ty, depth), self.p._const(ty))
+
+    def _convert_param(self, ty: Ty, q: ScalarParam) -> Expr:
+        """`convert_<ty>[_sat][_rtX](q)`: a kernel argument of as many lanes converted."""
+        c = self.c
+        sign = c.boolean(0.5)
+        sat = ty.is_int and c.boolean(0.4)
+        rounding = c.choice(ROUNDING) if c.boolean(0.35) else ""
+        dest = cl_name(ty, sign)
+        name = f"convert_{dest}{'_sat' if sat else ''}{rounding}"
+        src_signed = c.boolean(0.5)
+        arg: Expr = ParamRef(q)
+        if q.ty.is_float and ty.is_int and not sat:
+            arg = self._clamp(arg, *_float_range(q.ty, dest))
+        params = (cl_name(q.ty, src_signed),)
+        if library_result(name, params) != ty.llvm:
+            return self.p._const(ty)
+        return Builtin(name, (arg,), ty, signed=sign, params=params)
+
     def _exact(self, ty: Ty, kind: str) -> Expr:
-        """A value whose bits are exactly defined: loaded or constant."""
+        """A value whose bits are exactly defined: loaded, a kernel argument or constant."""
         p = self.p
+        if kind == PURE:
+            same = [q for q in self._params() if q.ty == ty]
+            return ParamRef(self.c.choice(same)) if same else p._const(ty)
         if kind != "constant" and p.helper is None and any(w > 0 for w, _ in p._addr_options(kind)):
             return p._load(ty, kind)
         return p._const(ty)
@@ -421,12 +487,12 @@ class BuiltinCalls:
         if dom == "unit":
             if kind == "constant" or (kind != VARYING and c.boolean(0.3)):
                 return self._splat(ty, c.choice((0.5, 0.0, 1.0, 0.25, 0.75))), lo
-            return self._clamp(self.p.expr(ty, depth, kind), 0.0, 1.0), lo
+            return self._clamp(self._value(ty, kind, depth), 0.0, 1.0), lo
         if dom == "int24":
             if kind == "constant":
                 v = c.choice((0, 1, -1, 7, 100, 12345, (1 << 23) - 1, -(1 << 23)))
                 return self._splat(ty, v if a.signed else v & 0xFFFFFF), lo
-            e = self.p.expr(ty, depth, kind)
+            e = self._value(ty, kind, depth)
             if a.signed:  # sign-extend the low 24 bits
                 eight = self._splat(ty, 8)
                 return Bin("ashr", Bin("shl", e, eight), self._splat(ty, 8)), lo
@@ -444,7 +510,7 @@ class BuiltinCalls:
                 return self._splat(ty, self._above(ty, a.signed, lo)), lo
             # max(e, lo) >= lo; float max ignores a NaN operand.
             name = "fmax" if ty.is_float else "max"
-            e = self.p.expr(ty, depth, kind)
+            e = self._value(ty, kind, depth)
             return Builtin(name, (e, self._splat(ty, lo)), ty, signed=a.signed,
                            params=(a.cl, a.cl)), lo
         if dom.startswith("clamped:"):

@@ -572,6 +572,11 @@ class FunctionEmitter:
             else:
                 idx = self._wrap(self.expr(s.index), s.buffer.count)
             p = b.gep(ir_type(s.buffer.elem), self.args[id(s.buffer)], [idx])
+            if s.fence == "inst":
+                b.fence("acq_rel", "workgroup")
+            elif s.fence:  # CLK_GLOBAL_MEM_FENCE
+                fence = self.mod.declare(f"_Z{len(s.fence)}{s.fence}j", T.VoidType(), [T.IntType(32)])
+                b.call(fence, [V.const_int(T.IntType(32), 2)])
             if s.cas:
                 self._cas(s, p, value)
             elif s.builtin:
@@ -1235,15 +1240,16 @@ class FunctionEmitter:
         args = [self.expr(a) for a in e.args]
         if e.params:  # an overload of the builtin library (fuzz.builtin_calls)
             name = mangled_name(e.name, e.params)
+            attrs = "noinline" if e.noinline else ""
             if e.out is None:
                 fn = self.mod.declare(name, ir_type(e.ty), [a.type for a in args])
-                return self.b.call(fn, args)
+                return self.b.call(fn, args, attributes=attrs)
             # The second result goes to a private slot made in the entry block.
             out_ty = ir_type(e.out)
             slot = Builder().position_at_start(self.fn.blocks[0]).alloca(out_ty, align=self._align(e.out))
             # Each of them returns the type of its (first) float argument.
             fn = self.mod.declare(name, args[0].type, [*(a.type for a in args), slot.type])
-            value = self.b.call(fn, [*args, slot])
+            value = self.b.call(fn, [*args, slot], attributes=attrs)
             return value if e.part == 0 else self.b.load(out_ty, slot, align=self._align(e.out))
         if is_collective_builtin(e.name):  # the `subgroup` profile's (fuzz.subgroup_kernels)
             name = mangle_collective(e.name, [a.ty for a in e.args], e.signed, self.plan.builtins == "mux")

@@ -665,6 +665,7 @@ class Builtin(Expr):
     # pointee type; `part` 0 gives the call's result, 1 what it wrote.
     out: Ty | None = None
     part: int = 0
+    noinline: bool = False  # on the call: the vectorizer keeps it a call (lane by lane)
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
@@ -940,6 +941,12 @@ class Atomic(Stmt):
     # `_inc`/`_dec` form (`value` is then the constant 1 it adds or subtracts).
     builtin: str = ""
     step: bool = False
+    # A memory fence before the update: `mem_fence`, `read_mem_fence` or
+    # `write_mem_fence` (a call with CLK_GLOBAL_MEM_FENCE), or `inst` (LLVM's
+    # `fence`, as `atomic_work_item_fence` lowers). Work-items of the
+    # reference run one at a time, so it orders nothing there; the
+    # vectorized kernel must keep it harmless.
+    fence: str = ""
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.value,) if isinstance(self.index, int) else (self.value, self.index)

@@ -890,7 +890,10 @@ class Planner:
             builtin = "atomic" if buf.elem == I32 and c.boolean(0.5) else "atom"
             if op in ("add", "sub") and c.boolean(0.3):
                 step, value = True, Const(buf.elem, 1)
-        return Atomic(buf, op, index, value, ordering, cas, builtin, step)
+        fence = ""
+        if k.opencl_builtins and c.boolean(0.15):
+            fence = c.choice(("mem_fence", "inst", "read_mem_fence", "write_mem_fence"))
+        return Atomic(buf, op, index, value, ordering, cas, builtin, step, fence)
 
     def _priv_store_stmt(self) -> Stmt:
         c, k = self.c, self.k
