@@ -392,7 +392,7 @@ class BuiltinCalls:
         free = [i for i in range(n) if not fixed[i]]
         if mode == PURE:
             return [c.weighted([(4.0, PURE), (1.0, "constant")]) for _ in range(n)]
-        if mode in (UNIFORM, INVARIANT) or (mode == ANY and c.boolean(0.35)):
+        if mode in (UNIFORM, INVARIANT) or (mode == ANY and c.boolean(0.45)):
             pure = c.boolean(0.6)
             return [c.weighted([(4.0, PURE if pure else (UNIFORM if mode == ANY else mode)), (0.8, "constant")])
                     for _ in range(n)]
@@ -411,7 +411,7 @@ class BuiltinCalls:
             args.append(e)
         # Sometimes `noinline` on a call with a varying argument: the
         # vectorizer keeps it a call and instantiates it lane by lane.
-        noinline = any(k in (ANY, VARYING) for k in kinds) and self.c.boolean(0.25)
+        noinline = any(k in (ANY, VARYING) for k in kinds) and self.c.boolean(0.35)
         return Builtin(d.name, tuple(args), ty, signed=d.signed, params=params, out=d.out, part=d.part,
                        noinline=noinline)
 

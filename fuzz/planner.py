@@ -1033,7 +1033,7 @@ class Planner:
                 (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
                  and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
                  lambda: _convert(self._ptr_diff(mode), ty)),
-                (1.0 if k.opencl_builtins and not ty.is_bool else 0.0,
+                (1.8 if k.opencl_builtins and not ty.is_bool else 0.0,
                  lambda: self._builtin(ty, d, mode) or self.expr(ty, d, mode)),
                 # Scalars only: LLVM 22's x86 FastISel (the oracle's -O0 JIT)
                 # asserts on vector *.with.overflow.
