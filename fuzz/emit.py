@@ -1011,8 +1011,12 @@ class FunctionEmitter:
             return b.load(ir_type(e.ty), p, align=self._align(e.ty), volatile=e.access.volatile)
         if isinstance(e, VLoad):
             buf = e.buffer
-            fn = self.mod.declare(mangle_vload(e.lanes, buf.elem, buf.addrspace), ir_type(e.ty),
-                                  [T.IntType(64), T.PointerType(buf.addrspace)])
+            if e.half:
+                name = f"{e.half}{e.lanes if e.lanes > 1 else ''}"
+                mangled = f"_Z{len(name)}{name}mPU3AS{buf.addrspace}KDh"
+            else:
+                mangled = mangle_vload(e.lanes, buf.elem, buf.addrspace)
+            fn = self.mod.declare(mangled, ir_type(e.ty), [T.IntType(64), T.PointerType(buf.addrspace)])
             if e.base is not None:  # vload(k, &buf[base]): sized for it
                 p = self._element_ptr(buf.elem, self.args[id(buf)], self.addr(e.base, buf), Access(("inbounds",)))
                 return b.call(fn, [self.i64(e.offset), p])

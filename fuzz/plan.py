@@ -683,10 +683,14 @@ class VLoad(Expr):
     expr: Expr
     base: Affine | None = None
     offset: int = 0
+    # `vload_half` / `vloada_half`: N halfs of a half buffer read as floats
+    # (`vloada_half` only where the address is aligned to the N halfs: at
+    # the buffer's start, or a scalar).
+    half: str = ""
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
-        return self.buffer.elem.with_lanes(self.lanes)
+        return Ty("f32", self.lanes) if self.half else self.buffer.elem.with_lanes(self.lanes)
 
     def children(self) -> tuple[Expr, ...]:
         return (self.expr,)

@@ -1028,8 +1028,8 @@ class Planner:
                 (1.5 if k.flags and not ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4 if k.flags and ty.is_float else 0.0, lambda: self._flagged(ty, d, mode)),
                 (0.4, lambda: Freeze(self.expr(ty, d, sub))),
-                (0.6 if k.opencl_builtins and ty.is_vector and self.helper is None and mode != INVARIANT
-                 else 0.0, lambda: self._vload(ty, d, sub)),
+                (0.6 if k.opencl_builtins and (ty.is_vector or (ty == F32 and "f16" in k.types))
+                 and self.helper is None and mode != INVARIANT else 0.0, lambda: self._vload(ty, d, sub)),
                 (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
                  and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
                  lambda: _convert(self._ptr_diff(mode), ty)),
@@ -1312,6 +1312,14 @@ class Planner:
         """`vload<N>` at a wrapped offset, or at a constant offset from a
         per-work-item address (the pointer argument then varies)."""
         c = self.c
+        if ty.elem == "f32" and ty.lanes != 3 and "f16" in self.k.types and (ty.lanes == 1 or c.boolean(0.3)):
+            # Halfs read as floats; `vloada_half<N>` needs an N-aligned address.
+            half = c.choice(("vload_half", "vloada_half"))
+            buf = self.in_buf(F16)
+            if mode in (ANY, VARYING) and (half == "vload_half" or ty.lanes == 1) and c.boolean(0.4):
+                return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False),
+                             offset=c.integer(0, 1), half=half)
+            return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode), half=half)
         buf = self.in_buf(ty.scalar)
         if mode in (ANY, VARYING) and c.boolean(0.4):
             return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False), offset=c.integer(0, 1))
