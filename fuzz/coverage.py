@@ -10,6 +10,7 @@ A construct is "divergent" when its condition is varying.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -396,7 +397,11 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
         if flags:
             out[f"flags: {getattr(x, 'op', getattr(x, 'pred', ''))} {' '.join(flags)}"] += 1
         if isinstance(x, Builtin):
-            out[f"OpenCL builtin: {x.name}"] += 1
+            # Conversions by family (`convert_<int>_sat_rte`), not by type and width.
+            name = re.sub(r"^convert_u?(char|short|int|long|half|float|double)\d*", r"convert_\1", x.name)
+            out[f"OpenCL builtin: {name}"] += 1
+            if x.noinline:
+                out["OpenCL builtin: noinline call"] += 1
         elif isinstance(x, Overflow):
             out["llvm.*.with.overflow + extractvalue"] += 1
         elif isinstance(x, Freeze):
