@@ -1250,11 +1250,13 @@ class FunctionEmitter:
                 return self.b.call(fn, args, attributes=attrs)
             # The second result goes to a private slot made in the entry block.
             out_ty = ir_type(e.out)
-            slot = Builder().position_at_start(self.fn.blocks[0]).alloca(out_ty, align=self._align(e.out))
+            # Aligned as OpenCL aligns a `floatn` (its whole size): the
+            # library's body stores the vector with that alignment.
+            slot = Builder().position_at_start(self.fn.blocks[0]).alloca(out_ty, align=_alloc_size(e.out))
             # Each of them returns the type of its (first) float argument.
             fn = self.mod.declare(name, args[0].type, [*(a.type for a in args), slot.type])
             value = self.b.call(fn, [*args, slot], attributes=attrs)
-            return value if e.part == 0 else self.b.load(out_ty, slot, align=self._align(e.out))
+            return value if e.part == 0 else self.b.load(out_ty, slot, align=_alloc_size(e.out))
         if is_collective_builtin(e.name):  # the `subgroup` profile's (fuzz.subgroup_kernels)
             name = mangle_collective(e.name, [a.ty for a in e.args], e.signed, self.plan.builtins == "mux")
         elif e.name == "convert":
