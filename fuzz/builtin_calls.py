@@ -453,10 +453,13 @@ class BuiltinCalls:
         params = self._params()
         same = [q for q in params if q.ty == ty]
         lanes = [q for q in params if q.ty.lanes == ty.lanes and q.ty != ty]
+        scalars = [q for q in params if not q.ty.is_vector and q.ty.elem != ty.elem]
         deeper = depth > 0
         options: list[tuple[float, Any]] = [
             (3.0 if same else 0.0, lambda: ParamRef(c.choice(same))),
             (2.0 if lanes else 0.0, lambda: self._convert_param(ty, c.choice(lanes))),
+            # A vector converted from a splat kernel argument (as `convert_int4((char4)a)`).
+            (2.0 if ty.is_vector and scalars else 0.0, lambda: self._convert_param(ty, c.choice(scalars), ty.lanes)),
             (1.5 if ty.is_vector else 0.0, lambda: Splat(self.pure(ty.scalar, depth - 1), ty.lanes)),
             (1.0 if deeper else 0.0, lambda: self._pure_arith(ty, depth - 1)),
             (1.0 if deeper else 0.0, lambda: self.call(ty, depth - 1, PURE) or self.p._const(ty)),
@@ -468,8 +471,9 @@ class BuiltinCalls:
         ops = ("fadd", "fmul", "fsub") if ty.is_float else ("add", "xor", "mul", "sub", "and")
         return Bin(self.c.choice(ops), self.pure(ty, depth), self.p._const(ty))
 
-    def _convert_param(self, ty: Ty, q: ScalarParam) -> Expr:
-        """`convert_<ty>[_sat][_rtX](q)`: a kernel argument of as many lanes converted."""
+    def _convert_param(self, ty: Ty, q: ScalarParam, splat: int = 1) -> Expr:
+        """`convert_<ty>[_sat][_rtX](q)`: a kernel argument of as many lanes
+        (or splat to `splat` lanes) converted."""
         c = self.c
         sign = c.boolean(0.5)
         sat = ty.is_int and c.boolean(0.4)
@@ -477,10 +481,10 @@ class BuiltinCalls:
         dest = cl_name(ty, sign)
         name = f"convert_{dest}{'_sat' if sat else ''}{rounding}"
         src_signed = c.boolean(0.5)
-        arg: Expr = ParamRef(q)
+        arg: Expr = ParamRef(q) if splat == 1 else Splat(ParamRef(q), splat)
         if q.ty.is_float and ty.is_int and not sat:
             arg = self._clamp(arg, *_float_range(q.ty, dest))
-        params = (cl_name(q.ty, src_signed),)
+        params = (cl_name(arg.ty, src_signed),)
         if library_result(name, params) != ty.llvm:
             return self.p._const(ty)
         return Builtin(name, (arg,), ty, signed=sign, params=params)

@@ -589,7 +589,7 @@ EXPLAINED: tuple[tuple[str, str], ...] = (
     (r"^call Vecz internal builtin$",
      "Vecz's own internal builtins (`__vecz_b_*`), in lit inputs that are already Vecz's output"),
     (r"vscale", "scalable vectors: the vectorizer produces fixed-width packets only and refuses them"),
-    (r"<(1|32|64|128) x |^shufflevector 1 to ",
+    (r"<(1|32|64|128) x |^shufflevector (1|32|64|128) to |to (32|64|128) lanes$",
      "1-lane vectors and vectors wider than 16 lanes: no OpenCL C type (Vecz's lit tests of its legalisation)"),
     (r"\bi(48|256)\b", "integer types no OpenCL C type has (Vecz's lit tests of its legalisation)"),
     (r"\bi3\b", "an i3 value: clang -O1 turns small switches into lookup tables indexed by the selector "
@@ -694,6 +694,17 @@ def explanation(key: str, generated: Counter[str] | None = None,
         if runtime_defines(signature) is False:
             return _LIBRARY
         name = key.split("(")[0]
+        conversion = re.match(r"call builtin:convert_(\w+?)(N?)(_sat)?(_rt[enpz])?\(", key)
+        if conversion:
+            # (destination, width, saturation, rounding, argument kinds): 240
+            # keys per destination type; which 1,000 kernels hold is chance.
+            dest, width = conversion.group(1), conversion.group(2)
+            kinds = key[key.index("("):]
+            same = sorted(k for k in generated if k.endswith(kinds) and re.match(
+                rf"call builtin:convert_{dest}{width}(_sat)?(_rt[enpz])?\(", k))
+            if same:
+                return (f"the same conversion with another saturation or rounding mode is generated "
+                        f"(`{same[0]}`)")
         kinds = sorted({k[len(name):] for k in generated if k.split("(")[0] == name})
         if kinds:
             return (f"generated with other argument kinds {', '.join(kinds[:4])}: each builtin argument is drawn "
@@ -704,7 +715,8 @@ def explanation(key: str, generated: Counter[str] | None = None,
 def _group(reason: str) -> str:
     """The heading a reason is listed under (residue reasons name their example)."""
     for head in ("flag combination re-derived by instcombine", "the same operation on other types is generated",
-                 "generated with other argument kinds"):
+                 "generated with other argument kinds",
+                 "the same conversion with another saturation or rounding mode is generated"):
         if reason.startswith(head):
             return head + " (residue: see docs/fuzzing.md)"
     return reason

@@ -882,14 +882,16 @@ class Planner:
             index = self.expr(I32, 2, ANY)
         value = self.expr(buf.elem, k.expr_depth - 1, ANY)
         ordering = c.choice(("monotonic", "seq_cst", "acq_rel"))
-        cas = k.access_forms and family == ("add", "sub") and c.boolean(0.3)
         builtin = ""
         step = False
-        if k.opencl_builtins and not cas and c.boolean(0.4):
+        cas = False
+        if k.opencl_builtins and c.boolean(0.4):
             # OpenCL 1.0's `atom_*` (32 and 64 bits), 1.1's `atomic_*` (32 bits).
             builtin = "atomic" if buf.elem == I32 and c.boolean(0.5) else "atom"
             if op in ("add", "sub") and c.boolean(0.3):
                 step, value = True, Const(buf.elem, 1)
+        else:
+            cas = k.access_forms and family == ("add", "sub") and c.boolean(0.3)
         fence = ""
         if k.opencl_builtins and c.boolean(0.15):
             fence = c.choice(("mem_fence", "inst", "read_mem_fence", "write_mem_fence"))

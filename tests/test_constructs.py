@@ -130,6 +130,11 @@ def test_explanations() -> None:
     fabs = ("_Z4fabsf", "float", ["float"])
     assert C.explanation("call builtin:fabs(uniform)", generated, fabs).startswith("generated with other")
     assert C.explanation("call builtin:sqrt(uniform)", generated, ("_Z4sqrtf", "float", ["float"])) is None
+    # Conversions: the same destination and argument kinds, another saturation or rounding mode.
+    conv = Counter({"call builtin:convert_charN_sat(uniform)": 1})
+    assert C.explanation("call builtin:convert_charN_rtz(uniform)", conv).startswith("the same conversion")
+    assert C.explanation("call builtin:convert_char_rtz(uniform)", conv) is None  # scalar: another key
+    assert C.explanation("call builtin:convert_charN_rtz(varying)", conv) is None  # other kinds
 
 
 def test_runtime_defines_asks_the_oracle_runtime() -> None:
