@@ -696,8 +696,8 @@ def explanation(key: str, generated: Counter[str] | None = None,
         name = key.split("(")[0]
         conversion = re.match(r"call builtin:convert_(\w+?)(N?)(_sat)?(_rt[enpz])?\(", key)
         if conversion:
-            # (destination, width, saturation, rounding, argument kinds): 240
-            # keys per destination type; which 1,000 kernels hold is chance.
+            # Ten spellings (saturation, rounding) per destination, width and
+            # argument kinds; which of them 1,000 kernels hold is chance.
             dest, width = conversion.group(1), conversion.group(2)
             kinds = key[key.index("("):]
             same = sorted(k for k in generated if k.endswith(kinds) and re.match(
