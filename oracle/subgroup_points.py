@@ -63,8 +63,9 @@ def active_members(c: names.Collective | None) -> bool:
 
 
 def uses_active_members(declared: Iterable[str]) -> bool:
-    """Does a module declaring these functions call such a collective?"""
-    return any(active_members(names.parse_collective(n)) for n in declared)
+    """Does a module declaring these functions call such a collective, or
+    name its program points?"""
+    return any(n == HOOK or active_members(names.parse_collective(n)) for n in declared)
 
 
 def needs_points(text: str) -> bool:
@@ -219,6 +220,25 @@ def _callee_name(call: I.CallInst) -> str | None:
     return fn.name if fn is not None else None
 
 
+def _calls_active_members(kernel: M.Function) -> bool:
+    """Does the kernel, or a function it calls, call such a collective?"""
+    seen: set[str] = set()
+    work = [kernel]
+    while work:
+        fn = work.pop()
+        for inst in fn.instructions():
+            callee = inst.called_function if isinstance(inst, I.CallInst) else None
+            if callee is None:
+                continue
+            if callee.is_declaration:
+                if active_members(names.parse_collective(callee.name)):
+                    return True
+            elif callee.name not in seen:
+                seen.add(callee.name)
+                work.append(callee)
+    return False
+
+
 def _check_helpers(mod: M.Module, kernel: M.Function) -> None:
     """Calls that may wait must be the kernel's own: the reference cannot
     place a point inside a helper function (one called from several places)."""
@@ -269,7 +289,7 @@ def instrument(text: str, kernel: str) -> str:
         return text
     mod = parse_module(text)
     fn = mod.get_function(kernel)
-    if fn is None or fn.is_declaration:
+    if fn is None or fn.is_declaration or not _calls_active_members(fn):
         return text
     _check_helpers(mod, fn)
     loops = _Loops(fn)

@@ -1442,15 +1442,15 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
     """The runtime's definition of a sub-group query or collective, None for
     other names. `em` is the runtime's emitter (oracle/runtime.py): the
     shared helpers are added to it once."""
-    if name == HOOK:
-        # Defined with the rendezvous of the collectives it serves; a kernel
-        # calls it only when it declares one (oracle/subgroup_points.py).
-        return ""
     base = base_name(name)
+    if name == HOOK:
+        # Defined with the rendezvous of the collectives it serves
+        # (oracle/subgroup_points.py).
+        base = "sub_group_points"
     if base is None:
         return None
     is_query = base in QUERIES
-    is_coll = names.is_collective_name(name)
+    is_coll = names.is_collective_name(name) or name == HOOK
     if not (is_query or is_coll):
         return None
     if not getattr(em, "_sg_geometry", False):
@@ -1464,10 +1464,12 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
         em._sg_fibers = True
         em.defs.append(_fiber_text())
     c = names.parse_collective(name)
-    if active_members(c):
+    if active_members(c) or name == HOOK:
         if not getattr(em, "_sg_nu", False):
             em._sg_nu = True
             em.defs.append(_nu_text())
+        if name == HOOK:
+            return ""  # in _nu_text
         return active_members_definition(name, sig, c, em.intrinsic)  # type: ignore[arg-type]
     return collective_definition(name, sig, em.intrinsic)
 
