@@ -320,6 +320,7 @@ def _fiber_text() -> str:
 @__oracle_sg_out2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
 @__oracle_sg_aux = internal global [{_MAXF} x [4 x i64]] zeroinitializer, align 64
 @__oracle_sg_mine = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_sg_inside = internal global [{_MAXF} x i64] zeroinitializer, align 64
 @__oracle_sg_open = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_closed = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_count = internal global [{n1} x i64] zeroinitializer, align 64
@@ -614,6 +615,8 @@ count:
   store i64 %c, ptr %cnp, align 8
   ; Waiting at the collective, for the scheduler's divergence check.
   store i64 1, ptr %rme, align 8
+  %insp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %me
+  store i64 1, ptr %insp, align 8
   %stp = getelementptr i8, ptr %rme, i64 8
   store ptr %site, ptr %stp, align 8
   %last = icmp uge i64 %c, %n
@@ -642,10 +645,17 @@ handoff:
   %runnable = icmp eq i64 %st, 0
   br i1 %runnable, label %go, label %notrunnable
 notrunnable:
-  ; It waits at a non-uniform collective (oracle/subgroup_points.py): wait
-  ; here until the scheduler closes that instance and it comes.
+  ; It waits at a non-uniform collective (oracle/subgroup_points.py), or in
+  ; another instance of a collective (held up by one): wait here until that
+  ; one completes and it comes.
   %nuwait = icmp eq i64 %st, {NUWAIT}
-  br i1 %nuwait, label %early, label %skipped
+  %inp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %f
+  %inside = load i64, ptr %inp, align 8
+  %held = icmp ne i64 %inside, 0
+  %stwait = icmp eq i64 %st, 1
+  %inother = and i1 %held, %stwait
+  %canwait = or i1 %nuwait, %inother
+  br i1 %canwait, label %early, label %skipped
 skipped:
   call void @__oracle_sg_fault(ptr @__oracle_sg_fmt_skip, ptr %rme, ptr %rto)
   call void @__oracle_sg_park(ptr %rme, ptr %site)
@@ -670,6 +680,8 @@ early:
   br label %wait
 ready:
   store i64 0, ptr %rme, align 8
+  %outp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %me
+  store i64 0, ptr %outp, align 8
   ret i1 false
 }}
 
@@ -698,6 +710,8 @@ body:
   %f = call i64 @__oracle_sg_member(i64 %scope, i64 %m)
   %r = call ptr @__oracle_sg_rec(i64 %f)
   store i64 0, ptr %r, align 8
+  %insp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %f
+  store i64 0, ptr %insp, align 8
   %m1 = add i64 %m, 1
   store i64 %m1, ptr %m.slot, align 8
   br label %head

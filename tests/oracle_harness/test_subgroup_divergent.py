@@ -58,6 +58,9 @@ declare i32 @{ALL}(i32)
 declare i32 @{ANY}(i32)
 declare i32 @{ALLEQ}(i32)
 declare <4 x i32> @{BALLOT}(i32)
+declare i32 @_Z20sub_group_reduce_addi(i32)
+declare i32 @__mux_work_group_reduce_add_i32(i32, i32)
+declare void @__mux_work_group_barrier(i32, i32, i32)
 """
 
 # The work-item's linear id (%gid) along a 1-D or 2-D range, and its input %x.
@@ -215,7 +218,37 @@ done:
   ret void
 """
 
-KERNELS = {"divif": IF_BODY, "divloop": LOOP_BODY, "nested": NESTED_BODY}
+# Divergent forms between uniform collectives and a barrier: members waiting
+# at a non-uniform instance while others wait at a uniform sub-group
+# reduction, a work-group reduction or a barrier after the join.
+MIXED_BODY = f"""  %c = and i32 %x, 3
+  %t = icmp ne i32 %c, 0
+  br i1 %t, label %then, label %join
+then:
+  %a0 = call i32 @{RED}(i32 %x)
+  br label %join
+join:
+  %a = phi i32 [ %a0, %then ], [ 0, %entry ]
+  %u = call i32 @_Z20sub_group_reduce_addi(i32 %a)
+  %w = call i32 @__mux_work_group_reduce_add_i32(i32 0, i32 %a)
+  call void @__mux_work_group_barrier(i32 1, i32 1, i32 272)
+  %t2 = icmp eq i32 %c, 2
+  br i1 %t2, label %then2, label %join2
+then2:
+  %sc = call i32 @{SCAN}(i32 %u)
+  br label %join2
+join2:
+  %s = phi i32 [ %sc, %then2 ], [ 5, %join ]
+  %r1 = mul i32 %u, 31
+  %r2 = add i32 %r1, %w
+  %r3 = mul i32 %r2, 17
+  %r4 = xor i32 %r3, %s
+  %po = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %r4, ptr addrspace(1) %po, align 4
+  ret void
+"""
+
+KERNELS = {"divif": IF_BODY, "divloop": LOOP_BODY, "nested": NESTED_BODY, "mixed": MIXED_BODY}
 
 
 def _text(name: str) -> str:
