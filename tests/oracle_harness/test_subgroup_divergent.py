@@ -248,7 +248,29 @@ join2:
   ret void
 """
 
-KERNELS = {"divif": IF_BODY, "divloop": LOOP_BODY, "nested": NESTED_BODY, "mixed": MIXED_BODY}
+# Results of a divergent loop used after it: a work-item leaving the loop
+# early keeps the instance of its own last iteration.
+LIVEOUT_BODY = f"""  %t0 = and i32 %x, 3
+  %trip = add i32 %t0, 1
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %v = add i32 %x, %i
+  %r = call i32 @{RED}(i32 %v)
+  %f = call i32 @{FIRST}(i32 %v)
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, %trip
+  br i1 %more, label %loop, label %done
+done:
+  %rr = mul i32 %r, 3
+  %rf = add i32 %rr, %f
+  %po = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %rf, ptr addrspace(1) %po, align 4
+  ret void
+"""
+
+KERNELS = {"divif": IF_BODY, "divloop": LOOP_BODY, "nested": NESTED_BODY, "mixed": MIXED_BODY,
+           "liveout": LIVEOUT_BODY}
 
 
 def _text(name: str) -> str:
