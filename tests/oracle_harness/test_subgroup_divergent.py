@@ -269,8 +269,48 @@ done:
   ret void
 """
 
+# A divergent loop with two exits (a break to a return of its own) and a
+# divergent if in its body; with `barrier`, a barrier in the latch of a
+# loop every work-item runs 4 times (its exit branch never taken).
+def _exits_body(barrier: bool) -> str:
+    leave = "%i, 7" if barrier else "%b, 1"
+    wait = "  call void @__mux_work_group_barrier(i32 0, i32 1, i32 272)\n" if barrier else ""
+    return f"""  %po = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %latch ]
+  %acc = phi i32 [ 0, %entry ], [ %acc2, %latch ]
+  %xi = add i32 %x, %i
+  %b = and i32 %xi, 5
+  %c = icmp eq i32 {leave}
+  br i1 %c, label %brk, label %body
+body:
+  %m = and i32 %xi, 2
+  %t = icmp ne i32 %m, 0
+  br i1 %t, label %call, label %latch
+call:
+  %r = call i32 @{RED}(i32 %xi)
+  %acc1 = add i32 %acc, %r
+  br label %latch
+latch:
+  %acc2 = phi i32 [ %acc, %body ], [ %acc1, %call ]
+{wait}  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, 4
+  br i1 %more, label %loop, label %done
+brk:
+  %s = call i32 @{XSCAN}(i32 %acc)
+  store i32 %s, ptr addrspace(1) %po, align 4
+  ret void
+done:
+  %s2 = call i32 @{XSCAN}(i32 %acc2)
+  %s3 = mul i32 %s2, 3
+  store i32 %s3, ptr addrspace(1) %po, align 4
+  ret void
+"""
+
+
 KERNELS = {"divif": IF_BODY, "divloop": LOOP_BODY, "nested": NESTED_BODY, "mixed": MIXED_BODY,
-           "liveout": LIVEOUT_BODY}
+           "liveout": LIVEOUT_BODY, "exits": _exits_body(False), "barrier_loop": _exits_body(True)}
 
 
 def _text(name: str) -> str:
