@@ -338,8 +338,9 @@ class SubGroupPlanner:
     - in divergent code (this planner's divergent ifs and loops, on varying
       conditions and trip counts) only the forms the model defines there,
       over the work-items active at the call: the non-uniform reductions,
-      scans, votes and broadcasts, `sub_group_elect` and `sub_group_ballot`
-      elements (docs/subgroups.md); no uniform collective;
+      scans, votes, broadcasts and clustered reductions, `sub_group_elect`
+      and `sub_group_ballot` elements (docs/subgroups.md); no uniform
+      collective;
     - work-group collectives only at the kernel's top level;
     - lane indices out of a sub-group, which OpenCL leaves undefined, are
       defined as zero by the model (docs/subgroups.md) on both sides, so
@@ -536,18 +537,21 @@ class SubGroupPlanner:
     def _active_form(self) -> Expr:
         """A form the model defines in divergent code: a non-uniform
         reduction, scan, vote, all_equal, broadcast, broadcast_first,
-        sub_group_elect, or an element of sub_group_ballot (not the
-        clustered reduction, which the vectorizer refuses there)."""
+        clustered reduction (a constant cluster size), sub_group_elect, or
+        an element of sub_group_ballot."""
         c = self.p.c
         self.drawn += 1
         ty = c.choice(self._types())
         signed = c.boolean(0.5)
         ops = ("add", "mul", "min", "max") + (() if ty.is_float else ("and", "or", "xor"))
-        form = c.weighted([(4.0, "scan"), (1.0, "elect"), (1.0, "vote"), (1.0, "all_equal"),
+        form = c.weighted([(4.0, "scan"), (1.0, "clustered"), (1.0, "elect"), (1.0, "vote"), (1.0, "all_equal"),
                            (1.0, "broadcast"), (1.0, "first"), (1.0, "ballot")])
         if form == "scan":
             name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
             return Builtin(name, (self._value(ty),), ty, signed=signed)
+        if form == "clustered":
+            size = Const(I32, c.choice((1, 2, 3, 4, 8, 16)))
+            return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
         if form == "elect":
             return Builtin("sub_group_elect", (), I32)
         if form == "vote":

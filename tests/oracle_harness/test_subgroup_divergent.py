@@ -42,6 +42,8 @@ ALL = _m("sub_group_non_uniform_all", "i")
 ANY = _m("sub_group_non_uniform_any", "i")
 ALLEQ = _m("sub_group_non_uniform_all_equal", "i")
 BALLOT = _m("sub_group_ballot", "i")
+CLUSTER = _m("sub_group_clustered_reduce_add", "ij")
+FCLUSTER = _m("sub_group_clustered_reduce_max", "fj")
 
 DECLS = f"""declare i64 @__mux_get_global_id(i32)
 declare i64 @__mux_get_global_size(i32)
@@ -58,6 +60,8 @@ declare i32 @{ALL}(i32)
 declare i32 @{ANY}(i32)
 declare i32 @{ALLEQ}(i32)
 declare <4 x i32> @{BALLOT}(i32)
+declare i32 @{CLUSTER}(i32, i32)
+declare float @{FCLUSTER}(float, i32)
 declare i32 @_Z20sub_group_reduce_addi(i32)
 declare i32 @__mux_work_group_reduce_add_i32(i32, i32)
 declare void @__mux_work_group_barrier(i32, i32, i32)
@@ -158,8 +162,9 @@ done:
 """
 
 # Nested: a uniform outer loop (3 iterations) around a divergent inner loop
-# whose body has a divergent if (exclusive scan, broadcast, elect), then a
-# divergent if after the inner loop (max, float scan), accumulated per item.
+# whose body has a divergent if (exclusive scan, broadcast, elect, clustered
+# add), then a divergent if after the inner loop (max, float scan, float
+# clustered max), accumulated per item.
 NESTED_BODY = f"""  br label %outer
 outer:
   %j = phi i32 [ 0, %entry ], [ %j1, %olatch ]
@@ -181,7 +186,9 @@ ithen:
   %sv = add i32 %xk, %j
   %s = call i32 @{XSCAN}(i32 %sv)
   %bc = call i32 @{BCAST}(i32 %sv, i32 1)
-  %el = call i32 @{ELECT}()
+  %el0 = call i32 @{ELECT}()
+  %cl = call i32 @{CLUSTER}(i32 %sv, i32 3)
+  %el = xor i32 %el0, %cl
   %s2 = mul i32 %s, 13
   %s3 = add i32 %s2, %bc
   %s4 = mul i32 %s3, 3
@@ -203,7 +210,10 @@ athen:
   %mx = call i32 @{MAX}(i32 %acc2)
   %fa = sitofp i32 %acc2 to float
   %fsc0 = call float @{FXSCAN}(float %fa)
-  %fsc = bitcast float %fsc0 to i32
+  %fsc1 = bitcast float %fsc0 to i32
+  %fcl0 = call float @{FCLUSTER}(float %fa, i32 2)
+  %fcl = bitcast float %fcl0 to i32
+  %fsc = add i32 %fsc1, %fcl
   %mx2 = xor i32 %mx, %fsc
   %accm = add i32 %acc2, %mx2
   br label %olatch

@@ -77,15 +77,15 @@ def _wrapped_collective(inst: I.CallInst) -> I.CallInst | None:
 def active_lanes_form(c: sg.Collective | None) -> bool:
     """Does the model define collective `c` in divergent code, over the
     work-items active at the call (docs/subgroups.md)? The non-uniform
-    reductions, scans, votes, broadcasts and `sub_group_elect`, and
-    `sub_group_ballot`; not the clustered reduction, the uniform forms or
+    reductions, scans, votes, broadcasts, clustered reductions and
+    `sub_group_elect`, and `sub_group_ballot`; not the uniform forms or
     shuffles."""
     if c is None or c.scope != "sub":
         return False
     if c.kind == sg.BALLOT:
         return True
     return c.non_uniform and c.kind in (sg.REDUCE, sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE, sg.ALL, sg.ANY,
-                                        sg.ALL_EQUAL, sg.BROADCAST, sg.ELECT)
+                                        sg.ALL_EQUAL, sg.BROADCAST, sg.ELECT, sg.CLUSTERED_REDUCE)
 
 
 def refusal(name: str, dim: int) -> str | None:
@@ -692,6 +692,8 @@ class SubGroupPacketizer(Packetizer):
             idle = V.splat(bits.type, V.const_int(T.i1, int(c.kind == sg.ALL)))  # type: ignore[arg-type]
             r = self._reduce(j, b.select(act, bits, idle), b)
             return self._splat(r if call.type == T.i1 else b.zext(r, call.type), b)
+        if c.kind == sg.CLUSTERED_REDUCE:
+            return self._clustered_active(call, c, x, act, b)
         first = self._first(act, b)
         if c.kind == sg.ALL_EQUAL:
             lead = self._splat(b.extractelement(x, first), b)
@@ -709,6 +711,32 @@ class SubGroupPacketizer(Packetizer):
             return self._splat(b.select(ok, b.extractelement(x, safe), V.ConstantAggregateZero(el)), b)
         raise PacketizationError(f"non-uniform sub-group builtin '{self._callee(call).name}' under divergent "  # type: ignore[union-attr]
                                  "control flow is not supported")
+
+    def _clustered_active(self, call: I.CallInst, c: sg.Collective, x: V.Value, act: V.Value,
+                          b: Builder) -> V.Value:
+        """A clustered reduction in divergent code: each cluster of C lanes
+        (a constant C; 0 or at least W: the packet) folded over its active
+        lanes in lane order, from the first one's value."""
+        size = self._args(call)[c.extra[0]]
+        if not isinstance(size, V.ConstantInt):
+            raise PacketizationError(f"clustered reduction '{self._callee(call).name}' with a cluster size "
+                                     "that is not a constant is not supported")
+        assert c.op is not None
+        w = self.width
+        csize = size.value if 0 < size.value < w else w
+        out: V.Value = V.PoisonValue(x.type)
+        for start in range(0, w, csize):
+            acc: V.Value = b.extractelement(x, start)
+            started: V.Value = b.extractelement(act, start)
+            for k in range(start + 1, min(start + csize, w)):
+                v = b.extractelement(x, k)
+                nxt = b.select(started, self._combine(c.op, acc, v, b), v)
+                on = b.extractelement(act, k)
+                acc = b.select(on, nxt, acc)
+                started = b.binop("or", started, on)
+            for k in range(start, min(start + csize, w)):
+                out = b.insertelement(out, acc, k)
+        return out
 
     def _clustered(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
         """A clustered reduction: each cluster of C lanes folded in lane order
