@@ -24,8 +24,10 @@ by sub-group in the reference too, so a packet's fold followed by the
 runtime's fold of packet totals is the reference's order along dimension 0;
 along other dimensions (a packet is then not a run of consecutive linear
 ids) scans and float reductions pass all their lanes to the runtime, which
-folds in the reference's order (`_linear`). Collectives under divergent
-control flow are refused (the non-uniform forms). With
+folds in the reference's order (`_linear`). Under divergent control flow
+the non-uniform forms and `sub_group_ballot` are computed over the lanes
+active in their block (`_active_lanes`), the model's members there; the
+uniform collectives are refused. With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
