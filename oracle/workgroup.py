@@ -179,7 +179,9 @@ def runtime_text(
     barriers: `__oracle_run_scalar`, `__oracle_run_scalar_reversed`, one
     per variant (driver name, vectorized function, width, dim, predicated)
     and, for the sanitized copy of the kernel `sanitized`, the runtime's
-    `SANITIZED_DRIVER`, with the plain drivers' signature and cfg contract."""
+    `SANITIZED_DRIVER`, with the plain drivers' signature and cfg contract.
+    `active_members`: the module has non-uniform sub-group collectives, whose
+    instances the scheduler closes (oracle/subgroups.py)."""
     intrinsic("llvm.trap", "void", [])
     intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
     prologue = group_prologue(local)
