@@ -160,6 +160,14 @@ def parse_knob(text: str) -> tuple[str, Any]:
         if value < 0:
             raise ValueError(f"knob {name} takes a non-negative integer, not {value}")
         return name, value
+    if isinstance(default, float):
+        try:
+            number = float(raw)
+        except ValueError:
+            raise ValueError(f"knob {name} takes a number, not {raw!r}") from None
+        if not number >= 0:  # also NaN
+            raise ValueError(f"knob {name} takes a non-negative number, not {raw!r}")
+        return name, number
     if isinstance(default, tuple):
         return name, tuple(x for x in raw.replace("+", ",").split(",") if x)
     return name, raw

@@ -123,6 +123,19 @@ def test_unknown_knob_is_an_error() -> None:
         make_knobs(profile="bogus")
 
 
+def test_float_knobs_parse_as_numbers() -> None:
+    from fuzz.knobs import parse_knob
+
+    # `--knob vector_vars=0.4` was kept a string: every kernel failed to plan.
+    assert parse_knob("vector_vars=0.4") == ("vector_vars", 0.4)
+    assert parse_knob("loop-weight=3") == ("loop_weight", 3.0)
+    for bad in ("vector_vars=lots", "vector_vars=-1", "vector_vars=nan"):
+        with pytest.raises(ValueError):
+            parse_knob(bad)
+    name, value = parse_knob("vector_vars=0.4")
+    plan_kernel(RandomSource(3), make_knobs(**{name: value}))
+
+
 def test_profiles_and_overrides() -> None:
     k = make_knobs(profile="tiny", size=3)
     assert k.size == 3 and k.max_depth == PROFILES["tiny"]["max_depth"]
