@@ -385,6 +385,10 @@ class BuiltinCalls:
             draft = self.c.weighted(drafts)()  # type: ignore[operator]
             if draft is None or not all(self._ok(a.ty) for a in draft.args):
                 continue
+            if mode == PURE and draft.out is not None:
+                # It writes memory: the taint counts its result varying
+                # once any store is, so it is no `PURE` value.
+                continue
             params = tuple(a.cl for a in draft.args)
             if draft.out is not None:
                 params += (cl_name(draft.out) + "*",)
@@ -425,12 +429,14 @@ class BuiltinCalls:
         # Sometimes `noinline` on a call with a varying argument: the
         # vectorizer keeps it a call and instantiates it lane by lane.
         noinline = any(k in (ANY, VARYING) for k in kinds) and self.c.boolean(0.35)
-        if calls_c_library(d.name, params) and any(k not in (PURE, "constant") for k in kinds):
+        pure = self.p.helper is None and all(k in (PURE, "constant") for k in kinds)
+        if calls_c_library(d.name, params) and not pure:
             # Inlined, the body's call to the C library (`sin`...) is declared
             # in the vectorized module, and the oracle's symbol check does not
             # find libm's functions in the process (`oracle/jit.py`
             # `_check_symbols`: a false vectorizer-error, "undefined function
-            # sin"); kept a call, the runtime defines the builtin.
+            # sin"); kept a call, the runtime defines the builtin. (In a
+            # helper even `PURE` arguments are the caller's, maybe varying.)
             noinline = True
         return Builtin(d.name, tuple(args), ty, signed=d.signed, params=params, out=d.out, part=d.part,
                        noinline=noinline)
