@@ -73,6 +73,7 @@ FLOAT_BINARY = (
     "powr", "remainder", "step", "copysign",
 )
 NATIVE_BINARY = ("native_divide", "native_powr", "half_divide", "half_powr")
+COMMON_BINARY = ("fmax", "fmin", "pow", "fmod")  # drawn twice as often, as COMMON_UNARY
 # (floatn, floatn, float) forms exist for these (and (float, floatn) for step).
 FLOAT_MIXED = ("fmax", "fmin")
 FLOAT_INT_ARG = ("ldexp", "pown", "rootn")
@@ -216,7 +217,7 @@ class BuiltinCalls:
             return Draft(c.choice(FLOAT_UNARY + COMMON_UNARY + (NATIVE_UNARY if f32 else ())), (Arg(ty),))
 
         def binary() -> Draft:
-            name = c.choice(FLOAT_BINARY + (NATIVE_BINARY if f32 else ()))
+            name = c.choice(FLOAT_BINARY + COMMON_BINARY + (NATIVE_BINARY if f32 else ()))
             if vec and name in FLOAT_MIXED and c.boolean(0.3):
                 return Draft(name, (Arg(ty), Arg(s)))
             if vec and name == "step" and c.boolean(0.3):

@@ -700,8 +700,9 @@ def explanation(key: str, generated: Counter[str] | None = None,
             # argument kinds; which of them 1,000 kernels hold is chance.
             dest, width = conversion.group(1), conversion.group(2)
             kinds = key[key.index("("):]
-            same = sorted(k for k in generated if k.endswith(kinds) and re.match(
-                rf"call builtin:convert_{dest}{width}(_sat)?(_rt[enpz])?\(", k))
+            like = [k for k in generated
+                    if re.match(rf"call builtin:convert_{dest}{width}(_sat)?(_rt[enpz])?\(", k)]
+            same = sorted(k for k in like if k.endswith(kinds)) or sorted(like)
             if same:
                 return (f"the same conversion with another saturation or rounding mode is generated "
                         f"(`{same[0]}`)")

@@ -134,7 +134,9 @@ def test_explanations() -> None:
     conv = Counter({"call builtin:convert_charN_sat(uniform)": 1})
     assert C.explanation("call builtin:convert_charN_rtz(uniform)", conv).startswith("the same conversion")
     assert C.explanation("call builtin:convert_char_rtz(uniform)", conv) is None  # scalar: another key
-    assert C.explanation("call builtin:convert_charN_rtz(varying)", conv) is None  # other kinds
+    # Other argument kinds too (drawn per argument): the destination and width are what matter.
+    assert C.explanation("call builtin:convert_charN_rtz(varying)", conv).startswith("the same conversion")
+    assert C.explanation("call builtin:convert_shortN_rtz(uniform)", conv) is None  # another destination
 
 
 def test_runtime_defines_asks_the_oracle_runtime() -> None:
