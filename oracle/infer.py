@@ -529,7 +529,12 @@ def infer_case(case: Case, kernel: str | None = None,
                                            if re.fullmatch(r"i(16|32|64)", str(a.type))])
         # A bound that decides whether a barrier is reached: at least every
         # NDRange's extent (every group whole); a row stride: at least its
-        # number of work-items (rows of every group fit side by side).
+        # number of work-items (rows of every group fit side by side), when
+        # the groups have the kernel's own shape: under generic local sizes
+        # a group's columns need not be as many as its work-items (Parboil's
+        # mxpa SGEMM spans 128 columns per group whatever its size).
+        if not shape.size:
+            roles = {p: r for p, r in roles.items() if r != "stride"}
         role_value = {
             "bound": max(nd.offset[d] + nd.global_size[d] for nd in nds for d in range(nd.work_dim)),
             "stride": max(nd.offset[0] + nd.total for nd in nds),
