@@ -124,3 +124,46 @@ def test_a_row_stride_takes_the_number_of_work_items() -> None:
 def test_a_scalar_multiplying_a_dimension_0_id_is_no_row_stride() -> None:
     one_d = STRIDED.replace("mul i64 %g1, %ld", "mul i64 %g0, %ld")
     assert scalar_roles(one_d, "s", ["%ldc", "%s"]) == {}
+
+
+# The first 4 work-items exchange values through a barrier; the others do
+# not reach it: defined only where every group lies on one side of 4.
+SPLIT_AT_4 = """
+@f.t = internal addrspace(3) global [4 x i32] undef, align 4
+
+define spir_kernel void @f(ptr addrspace(1) %out) {
+entry:
+  %x = call i64 @_Z13get_global_idj(i32 0)
+  %l = call i64 @_Z12get_local_idj(i32 0)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %x
+  %few = icmp ult i64 %x, 4
+  br i1 %few, label %swap, label %done
+swap:
+  %x32 = trunc i64 %x to i32
+  %li = and i64 %l, 3
+  %tp = getelementptr inbounds i32, ptr addrspace(3) @f.t, i64 %li
+  store i32 %x32, ptr addrspace(3) %tp, align 4
+  call void @_Z7barrierj(i32 1)
+  %o = xor i64 %li, 1
+  %op = getelementptr inbounds i32, ptr addrspace(3) @f.t, i64 %o
+  %v = load i32, ptr addrspace(3) %op, align 4
+  store i32 %v, ptr addrspace(1) %p, align 4
+  br label %done
+done:
+  ret void
+}
+""" + DECLS
+
+
+def test_a_global_id_split_guarding_a_barrier_gives_a_dividing_local_size() -> None:
+    from oracle.infer import guard_splits
+
+    assert guard_splits(SPLIT_AT_4, "f") == {0: {4}}
+    case = infer_case(Case(SPLIT_AT_4))
+    assert {nd.local_size[0] for nd in case.ndranges} == {4}
+    rep = oracle.check_scalar(SPLIT_AT_4)
+    assert rep.summary == {"match": len(rep.results)}, rep.results
+    # A split no local size from 2 to 16 divides leaves the generic sizes
+    # (and the kernel's barrier divergence is its own).
+    odd = SPLIT_AT_4.replace("icmp ult i64 %x, 4", "icmp ult i64 %x, 17")
+    assert {nd.local_size[0] for nd in infer_case(Case(odd)).ndranges} == {16, 12, 1}
