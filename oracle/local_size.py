@@ -135,6 +135,8 @@ def local_shape(text: str, kernel: str) -> LocalShape:
     split_off: dict[int, set[int]] = {}
     # `lid(d) / C`, `get_local_size(d) / C`: work-items in sets of C.
     sets: dict[int, tuple[int, str]] = {}
+    # `get_group_id(a) * S + lid(b) * get_local_size(a) + lid(a)`: a -> (S, b).
+    spans: dict[int, tuple[int, int]] = {}
     bound: dict[int, tuple[int, str]] = {}
     bound_obj: dict[int, str] = {}
     # Objects with a pointer derived in a way the rules do not follow (a
@@ -223,6 +225,21 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                         vals[name] = ("flat", vx[1], vx[2], vx[3], vx[4] + k)
                     elif op in ("mul", "shl") and vx[0] in ("lid", "grp") and vx[2] == 0 and 0 <= k < 31:
                         vals[name] = ("scaled" if vx[0] == "lid" else "gscaled", vx[1], k if op == "mul" else 1 << k)
+                elif vx and vy and op == "mul" and {vx[0], vy[0]} == {"lid", "lsize"}:
+                    lid, ls_ = (vx, vy) if vx[0] == "lid" else (vy, vx)
+                    if lid[2] == 0 and lid[1] != ls_[1]:
+                        vals[name] = ("dscaled", lid[1], ls_[1])
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"lid", "dscaled"}:
+                    # `lid(b) * get_local_size(a) + lid(a)`: the flattened local id.
+                    lid, ds = (vx, vy) if vx[0] == "lid" else (vy, vx)
+                    if lid[2] == 0 and lid[1] == ds[2]:
+                        vals[name] = ("dflat", lid[1], ds[1])
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"dflat", "gscaled"}:
+                    # `get_group_id(a) * S + flattened local id`: a group of S
+                    # work-items, whatever its shape.
+                    fl, gs = (vx, vy) if vx[0] == "dflat" else (vy, vx)
+                    if gs[1] == fl[1]:
+                        spans.setdefault(fl[1], (gs[2], fl[2]))
                 elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"scaled", "gscaled"} \
                         and vx[1] == vy[1]:
                     # `get_group_id(d) * S + get_local_id(d) * K`: a group spans S
@@ -297,6 +314,14 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             last = vals.get(idxs[-1])
             ptrs[name] = (obj, rest if sdims else avail, esize,
                           last if len(idxs) == 1 and last and last[0] == "lid" else None)
+    for a, (s_items, b) in spans.items():
+        # S work-items flattened with get_local_size: the generic size along
+        # a (the size asked for along a is not in the IR), S / it along b.
+        if a in exact or b in exact or s_items <= GENERIC_LOCAL or s_items % GENERIC_LOCAL:
+            continue
+        exact[a] = (GENERIC_LOCAL, f"get_group_id({a}) * {s_items} + get_local_id({b}) * get_local_size({a}) +"
+                    f" get_local_id({a}): a group of {s_items} work-items, {GENERIC_LOCAL} along {a}")
+        exact[b] = (s_items // GENERIC_LOCAL, f"a group of {s_items} work-items, {GENERIC_LOCAL} along {a}")
     for d in sorted(queried):
         # A split at C with `lid - C` for the work-items past it: two halves
         # of C (Rodinia's LUD perimeter: rows by the first, columns by the

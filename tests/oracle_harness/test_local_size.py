@@ -344,3 +344,32 @@ entry:
 
 def test_a_flattened_byte_offset_into_a_tile_is_followed() -> None:
     assert local_shape(FLAT_BYTES, "f").size == {0: 32, 1: 16}
+
+
+# A group of 64 work-items, flattened with get_local_size(0) (`group * 64 +
+# lid(1) * get_local_size(0) + lid(0)`): 64 in all, the IR does not say
+# how many along x; the generic 16 along x, 4 along y.
+DYN_FLAT = """
+define spir_kernel void @d(ptr addrspace(1) %out) {
+entry:
+  %ly = call i64 @_Z12get_local_idj(i32 1)
+  %ls = call i64 @_Z14get_local_sizej(i32 0)
+  %row = mul i64 %ls, %ly
+  %lx = call i64 @_Z12get_local_idj(i32 0)
+  %flat = add i64 %row, %lx
+  %g = call i64 @_Z12get_group_idj(i32 0)
+  %gb = shl i64 %g, 6
+  %i = add i64 %gb, %flat
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %i
+  store i32 1, ptr addrspace(1) %p, align 4
+  call void @_Z7barrierj(i32 1)
+  ret void
+}
+declare i64 @_Z14get_local_sizej(i32)
+""" + DECLS
+
+
+def test_a_group_of_s_work_items_flattened_with_the_local_size() -> None:
+    assert local_shape(DYN_FLAT, "d").size == {0: 16, 1: 4}
+    rep = oracle.check_scalar(DYN_FLAT)
+    assert rep.summary == {"match": len(rep.results)}, rep.results
