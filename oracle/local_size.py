@@ -16,6 +16,14 @@ generic local sizes:
   local size along d is at most B - c, taken as the size (a tile is
   indexed by the work-items that fill it); a flattened index
   `lid(a) + lid(b) * K` into B elements bounds the size along b by B / K;
+- `get_group_id(d) * S + get_local_id(d) * K` (K > 1): a group spans S
+  elements, K each, so S / K along d;
+- `get_group_id(a) * S + get_local_id(b) * get_local_size(a) +
+  get_local_id(a)`: S work-items a group, 16 (the generic size) along a;
+- `get_local_id(d) < C` with `get_local_id(d) - C` for the others: two
+  halves of C (unless a tile indexed by the local id is smaller);
+- `get_local_id(d) / C` or `get_local_size(d) / C` (or shifts) with C
+  above the generic 16: C along d (a warp, a virtual block);
 - no `get_global_id`/`get_group_id` (nor a linear or offset query) along d:
   one work-group along d.
 
