@@ -637,7 +637,8 @@ def infer_case(case: Case, kernel: str | None = None,
                     value = str(role_value[role])
                     role_notes.append(f"{aname} = {value}, " + ("a bound on the ids that decides whether a barrier"
                                                                " is reached" if role == "bound" else
-                                                               "a stride multiplying an id"))
+                                                               "a row stride multiplying an id along"
+                                                               " dimension 1 or 2"))
                 args.append(ArgSpec("scalar", f"{lanes}x{elem}" if lanes > 1 else elem, value=value))
         if role_notes and launch_note:
             launch_note = launch_note.replace("); if the kernel", "; scalars tried last: " + ", ".join(role_notes)
