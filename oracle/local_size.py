@@ -20,6 +20,8 @@ generic local sizes:
   elements, K each, so S / K along d;
 - `get_group_id(a) * S + get_local_id(b) * get_local_size(a) +
   get_local_id(a)`: S work-items a group, 16 (the generic size) along a;
+- a loop from `get_local_id(d)` in constant steps of C: C along d (before
+  the tiles: the work-items take turns through the elements, C apart);
 - `get_local_id(d) < C` with `get_local_id(d) - C` for the others: two
   halves of C (unless a tile indexed by the local id is smaller);
 - `get_local_id(d) / C` or `get_local_size(d) / C` (or shifts) with C
@@ -143,6 +145,9 @@ def local_shape(text: str, kernel: str) -> LocalShape:
     split_off: dict[int, set[int]] = {}
     # `lid(d) / C`, `get_local_size(d) / C`: work-items in sets of C.
     sets: dict[int, tuple[int, str]] = {}
+    # `for (i = lid(d); ...; i += C)`: d -> C (the work-items of a group
+    # take turns through the elements, C apart).
+    steps: dict[int, int] = {}
     # `get_group_id(a) * S + lid(b) * get_local_size(a) + lid(a)`: a -> (S, b).
     spans: dict[int, tuple[int, int]] = {}
     bound: dict[int, tuple[int, str]] = {}
@@ -168,7 +173,15 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             for x in dims:
                 n *= x
             ptrs[g] = (g, n, size, None)
+        phis: dict[str, list[str]] = {}
+        incs: dict[str, tuple[str, int]] = {}
         for line in bodies[fname].splitlines():
+            pm = re.match(r"\s*(%[\w.$-]+) = phi i(?:32|64) (.*)$", line)
+            if pm:
+                phis[pm.group(1)] = re.findall(r"\[ (%[\w.$-]+), ", pm.group(2))
+            im = re.match(r"\s*(%[\w.$-]+) = add(?: nuw| nsw)* i(?:32|64) (%[\w.$-]+), (\d+)(?:, !.*)?$", line)
+            if im:
+                incs[im.group(1)] = (im.group(2), int(im.group(3)))
             q = _QUERY.search(line)
             qm = _MUX_QUERY.search(line) if q is None else None
             if q or qm:
@@ -322,6 +335,12 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             last = vals.get(idxs[-1])
             ptrs[name] = (obj, rest if sdims else avail, esize,
                           last if len(idxs) == 1 and last and last[0] == "lid" else None)
+        for phi, incoming in phis.items():
+            starts = [vals[t] for t in incoming if t in vals]
+            step = [incs[t][1] for t in incoming if t in incs and incs[t][0] == phi]
+            if len(incoming) == 2 and len(starts) == 1 and starts[0][0] == "lid" and starts[0][2] == 0 \
+                    and len(step) == 1 and 1 < step[0] <= MAX_SETS:
+                steps.setdefault(starts[0][1], step[0])
     for a, (s_items, b) in spans.items():
         # S work-items flattened with get_local_size: the generic size along
         # a (the size asked for along a is not in the IR), S / it along b.
@@ -343,6 +362,10 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             out.size[d] = split
             out.reasons.append(f"local size {split} along {d}: get_local_id({d}) < {split // 2} splits the group,"
                                f" the rest use get_local_id({d}) - {split // 2}")
+        elif d in steps:
+            # Before the tiles: the loop says how many take turns.
+            out.size[d] = steps[d]
+            out.reasons.append(f"local size {steps[d]} along {d}: a loop from get_local_id({d}) in steps of {steps[d]}")
         elif d in bound and bound[d][0] <= MAX_TILE and bound_obj[d] not in lost:
             out.size[d] = bound[d][0]
             out.reasons.append(f"local size {bound[d][0]} along {d}: {bound[d][1]}")

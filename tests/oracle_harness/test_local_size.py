@@ -373,3 +373,46 @@ def test_a_group_of_s_work_items_flattened_with_the_local_size() -> None:
     assert local_shape(DYN_FLAT, "d").size == {0: 16, 1: 4}
     rep = oracle.check_scalar(DYN_FLAT)
     assert rep.summary == {"match": len(rep.results)}, rep.results
+
+
+# The work-items of a group take turns through a 96-element tile, 32 apart
+# (`for (i = lid; i < 96; i += 32)`), then each writes one element after a
+# barrier: the group is 32 work-items (at 16, a third of the tile is left
+# alone).
+STEPS = """
+@t.acc = internal addrspace(3) global [96 x i32] undef, align 4
+
+define spir_kernel void @t(ptr addrspace(1) %out) {
+entry:
+  %l = call i64 @_Z12get_local_idj(i32 0)
+  %g = call i64 @_Z12get_group_idj(i32 0)
+  %l32 = trunc i64 %l to i32
+  br label %loop
+loop:
+  %i = phi i32 [ %l32, %entry ], [ %next, %loop ]
+  %ix = zext i32 %i to i64
+  %p = getelementptr inbounds i32, ptr addrspace(3) @t.acc, i64 %ix
+  %v = load i32, ptr addrspace(3) %p, align 4
+  %v1 = add i32 %v, 1
+  store i32 %v1, ptr addrspace(3) %p, align 4
+  %next = add nuw nsw i32 %i, 32
+  %more = icmp ult i32 %next, 96
+  br i1 %more, label %loop, label %sync
+sync:
+  call void @_Z7barrierj(i32 1)
+  %gb = shl i64 %g, 5
+  %o = add i64 %gb, %l
+  %r = getelementptr inbounds i32, ptr addrspace(3) @t.acc, i64 %l
+  %w = load i32, ptr addrspace(3) %r, align 4
+  %q = getelementptr i32, ptr addrspace(1) %out, i64 %o
+  store i32 %w, ptr addrspace(1) %q, align 4
+  ret void
+}
+""" + DECLS
+
+
+def test_a_loop_from_the_local_id_in_steps_of_c_gives_c() -> None:
+    shape = local_shape(STEPS, "t")
+    assert shape.size == {0: 32}, shape.reasons  # before the 96-element tile's bound
+    rep = oracle.check_scalar(STEPS)
+    assert rep.summary == {"match": len(rep.results)}, rep.results
