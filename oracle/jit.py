@@ -24,7 +24,8 @@ from .instrument import BOUNDS, GLOBALS_FN, RUN_EPOCH, Instrumented, instrument
 from .runtime import FnSig, Unsupported, parse_fn_type
 from .sanitizer import Sanitizer, SanitizerReport, library
 
-_CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
+_CC = re.compile(r"spir_(?:kernel|func)\s+")
+_NAME_CHAR = frozenset("_\"!.$-")  # before `spir_`, these make it part of a name
 _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
 # The same effects in the spelling before LLVM 16 (Vecz's lit tests use it).
 _LEGACY_MEMORY = re.compile(
@@ -41,7 +42,14 @@ def strip_calling_conventions(text: str) -> str:
     """Drop `spir_kernel`/`spir_func` everywhere: the verifier rejects calls to
     a `spir_kernel`, and definitions and calls must keep agreeing, so every
     function becomes default-convention (the same on x86-64 anyway)."""
-    return _CC.sub("", text)
+    # The check on the character before is done here, not as a look-behind:
+    # a pattern starting with a literal is searched for fast (a look-behind
+    # tried at every position cost a millisecond per module).
+    def drop(m: re.Match[str]) -> str:
+        before = text[m.start() - 1] if m.start() else ""
+        return m.group(0) if before and (before.isalnum() or before in _NAME_CHAR) else ""
+
+    return _CC.sub(drop, text)
 
 
 class BuildError(Exception):
