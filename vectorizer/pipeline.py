@@ -191,7 +191,7 @@ def vectorize_kernel(
             index += first  # the manager counts from the first pass it runs
             if index > last_shared or not (result.stop or is_resume_point(p.name, result.changed)):
                 return
-            snap = snapshot_of(st, index, stopped=result.stop)
+            snap = snapshot_of(st, index, stopped=result.stop, stub=p.name == LAST_SHARED)
             PREPARED.put(cache_key, snap)
             if any_dim is not None and index <= prepare_at:
                 PREPARED.put(any_dim, snap)
