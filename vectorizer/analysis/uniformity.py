@@ -24,16 +24,24 @@ This analysis only reads the IR. Later analyses (divergence) add roots with
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
-from ..builtins import BuiltinKind, classify
-from ..builtins.info import is_pure_callee
+from ..builtins import BuiltinKind
+from ..builtins import classify as _classify
+from ..builtins.info import is_pure_callee as _is_pure_callee
 from ..builtins.masked import classify_masked_call
 from ..builtins.work_item import VARYING_ANY_DIM, VARYING_KINDS
 from ..ir import instructions as I
 from ..ir import values as V
 from ..ir.module import BasicBlock, Function
 from ..ir.types import PointerType
+
+# What a callee's name says, remembered by name (both are functions of the
+# name alone, and frozen): every computation of the analysis asks it for
+# every call of the function again.
+classify = functools.lru_cache(maxsize=2048)(_classify)
+is_pure_callee = functools.lru_cache(maxsize=2048)(_is_pure_callee)
 
 # Values that are never varying. Bound once: `V.BasicBlock` and `V.Function`
 # are looked up through `values.__getattr__` (an import) on every use, which
