@@ -135,6 +135,9 @@ def test_resumed_requests_carry_a_stub_of_the_original_kernel() -> None:
     snap = CACHE._entries[_key(DIVERGENT, KernelRequest("k", 4))]
     assert snap.kernel_body is not None and "fcmp ogt" in snap.kernel_body.lines
     assert "fcmp ogt" not in snap.module_text.split("@__vecz_tmp_k")[0]  # the stub stands before the clone
+    # From `prepare` on: the snapshot every dimension shares has it too.
+    shared = CACHE._entries[PreparedCache.any_dimension(_key(DIVERGENT, KernelRequest("k", 4)))]
+    assert shared.kernel_body == snap.kernel_body
 
 
 def test_kernel_body_put_back_with_its_attribute_groups_named_in_place(monkeypatch) -> None:

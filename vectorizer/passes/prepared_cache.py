@@ -170,8 +170,8 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
     # The text the pass just read the module from, when it says so (the
     # parse of that text is exactly the state; its tokens are still cached).
     text = state.module_text if state.module_text is not None else print_module(state.module)
-    body = None
-    if stub and state.kernel_body is None:
+    body = state.kernel_body  # the module holds a stub already (`prepare` made it)
+    if stub and body is None:
         stubbed = stub_kernel(text, state.request.kernel)
         if stubbed is not None:
             text, body = stubbed
