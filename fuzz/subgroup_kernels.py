@@ -51,6 +51,7 @@ from .plan import (
     Stmt,
     Ty,
     Var,
+    VarRef,
 )
 
 _INT_OPS = ["add", "smin", "smax", "umin", "umax", "mul", "and", "or", "xor"]
@@ -334,6 +335,12 @@ class SubGroupPlanner:
       conditions are sub-group reductions and votes; never inside the
       planner's own statements, which cannot leave those loops (they are
       not on the planner's loop stack);
+    - in divergent code (this planner's divergent ifs and loops, on varying
+      conditions and trip counts) only the forms the model defines there,
+      over the work-items active at the call: the non-uniform reductions,
+      scans, votes, broadcasts and clustered reductions, `sub_group_elect`
+      and `sub_group_ballot` elements (docs/subgroups.md); no uniform
+      collective;
     - work-group collectives only at the kernel's top level;
     - lane indices out of a sub-group, which OpenCL leaves undefined, are
       defined as zero by the model (docs/subgroups.md) on both sides, so
@@ -462,9 +469,12 @@ class SubGroupPlanner:
         kind = c.weighted([
             (5.0, "let"), (2.0 if top else 0.0, "work_group"),
             (1.5 if nest_ok else 0.0, "loop"), (1.5 if nest_ok else 0.0, "if"),
+            (5.0 if nest_ok else 0.0, "divergent"),
         ])
         out: list[Stmt] = []
-        if kind == "let":
+        if kind == "divergent":
+            out.append(self._divergent(depth))
+        elif kind == "let":
             for _ in range(c.integer(1, 3)):
                 self._bind(out, self.sub_group())
         elif kind == "work_group":
@@ -519,6 +529,105 @@ class SubGroupPlanner:
             els = self._body(depth + 1)
             p.scopes.pop()
         return If(cond, then, els)
+
+    # ------------------------------------------------------------------
+    # Divergent code: the non-uniform forms, whose members are the
+    # work-items active at the call (docs/subgroups.md)
+
+    def _active_form(self) -> Expr:
+        """A form the model defines in divergent code: a non-uniform
+        reduction, scan, vote, all_equal, broadcast, broadcast_first,
+        clustered reduction (a constant cluster size), sub_group_elect, or
+        an element of sub_group_ballot."""
+        c = self.p.c
+        self.drawn += 1
+        ty = c.choice(self._types())
+        signed = c.boolean(0.5)
+        ops = ("add", "mul", "min", "max") + (() if ty.is_float else ("and", "or", "xor"))
+        form = c.weighted([(4.0, "scan"), (1.0, "clustered"), (1.0, "elect"), (1.0, "vote"), (1.0, "all_equal"),
+                           (1.0, "broadcast"), (1.0, "first"), (1.0, "ballot")])
+        if form == "scan":
+            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
+            return Builtin(name, (self._value(ty),), ty, signed=signed)
+        if form == "clustered":
+            size = Const(I32, c.choice((1, 2, 3, 4, 8, 16)))
+            return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
+        if form == "elect":
+            return Builtin("sub_group_elect", (), I32)
+        if form == "vote":
+            return Builtin(f"sub_group_non_uniform_{c.choice(('all', 'any'))}", (self._pred(),), I32)
+        if form == "all_equal":
+            return Builtin("sub_group_non_uniform_all_equal", (self._value(ty),), I32, signed=signed)
+        if form == "broadcast":
+            idx = Const(I32, c.weighted([(2.0, 0), (2.0, 1), (1.0, 2), (1.0, 5)]))
+            return Builtin("sub_group_non_uniform_broadcast", (self._value(ty), idx), ty, signed=signed)
+        if form == "ballot":
+            return Extract(Builtin("sub_group_ballot", (self._pred(),), Ty("i32", 4)), c.integer(0, 1))
+        return Builtin("sub_group_broadcast_first", (self._value(ty),), ty, signed=signed)
+
+    def _divergent(self, depth: int) -> Stmt:
+        """A divergent `if` (a varying condition) or loop (a varying trip
+        count) holding non-uniform forms."""
+        c, p = self.p.c, self.p
+        p.divergent += 1
+        if c.boolean(0.5):
+            stmt: Stmt = self._divergent_if(depth, None)
+        else:
+            max_trip = c.integer(1, 4)
+            counter = p._var(I32)
+            p.counters[counter.id] = max_trip
+            trip = self._value(I32)
+            saved_loops, saved_iter = p.loops, p.iterations
+            p.loops = []  # the planner's statements may not leave this loop
+            p.iterations = saved_iter * max_trip
+            p.scopes.append([counter])
+            body = self._divergent_body(depth + 1, counter)
+            p.scopes.pop()
+            p.loops, p.iterations = saved_loops, saved_iter
+            stmt = Loop(counter, c.choice(("for", "do")), trip, c.choice(("umin", "urem")), max_trip, body)
+        p.divergent -= 1
+        return stmt
+
+    def _divergent_if(self, depth: int, counter: Var | None) -> Stmt:
+        """An `if` on a varying condition; in a divergent loop often on the
+        loop's counter too, so that a work-item skips the call in one
+        iteration and reaches it in another."""
+        c, p = self.p.c, self.p
+        v = self._value(I32)
+        if counter is not None and c.boolean(0.6):
+            v = Bin("and", Bin("add", v, VarRef(counter)), Const(I32, c.choice((1, 3))))
+        cond = Cmp(c.choice(("ne", "eq", "sgt")), v, Const(I32, c.integer(0, 2)))
+        p.scopes.append([])
+        then = self._divergent_body(depth + 1, counter)
+        p.scopes.pop()
+        els: list[Stmt] = []
+        if c.boolean(0.4) and p.budget > 0:
+            p.scopes.append([])
+            els = self._divergent_body(depth + 1, counter)
+            p.scopes.pop()
+        return If(cond, then, els)
+
+    def _divergent_body(self, depth: int, counter: Var | None) -> list[Stmt]:
+        """Non-uniform forms, nested divergent ifs and the planner's own
+        statements (never a uniform collective: some members are inactive)."""
+        c, p = self.p.c, self.p
+        self._nest += 1
+        out: list[Stmt] = []
+        for _ in range(c.integer(1, 3)):
+            if p.budget <= 0 and out:
+                break
+            p.budget -= 1
+            nest_ok = self._nest < MAX_SG_NEST + 1 and p.budget > 1
+            kind = c.weighted([(3.0, "let"), (1.5 if nest_ok else 0.0, "if"), (1.0 if out else 0.0, "stmt")])
+            if kind == "let":
+                for _ in range(c.integer(1, 2)):
+                    self._bind(out, self._active_form())
+            elif kind == "if":
+                out.append(self._divergent_if(depth, counter))
+            else:
+                out.append(p.stmt(depth))
+        self._nest -= 1
+        return out
 
     def _body(self, depth: int) -> list[Stmt]:
         """Phases and the planner's statements, at least one phase. The

@@ -29,6 +29,9 @@ EPOCH = "__oracle_san_epoch"
 # kind (which function it runs), its context, its stack's top (for the sanitizer).
 _STATUS, _SITE, _LID, _KIND, _CTX, _TOP = 0, 8, 16, 40, 48, 56
 RUNNABLE, WAITING, DONE = 0, 1, 2
+# Waiting at a non-uniform sub-group collective, whose instance the
+# scheduler closes (oracle/subgroups.py, `__oracle_nu_close`).
+NUWAIT = 3
 SCALAR, PACKET = 0, 1
 # The reversed run's stacks start this much lower (a kernel that keeps the
 # address of a private variable then computes other bytes, and is caught).
@@ -163,9 +166,192 @@ def enter_fiber(rec: str) -> str:
 """
 
 
-def scheduler_text() -> str:
+def scheduler_text(active_members: bool = False) -> str:
     """The scheduler, the barrier, fiber set-up and fault messages: the same
-    for every driver of a module."""
+    for every driver of a module. `active_members`: the module calls
+    collectives whose instances the scheduler closes (oracle/subgroups.py,
+    `_nu_text`): its rounds are `_run_group_closing`'s."""
+    text = _scheduler_text()
+    if active_members:
+        start = text.index("; Run the n fibers of one group")
+        end = text.index("\n}\n", start) + 2
+        text = text[:start] + _run_group_closing() + text[end:]
+    return text
+
+
+def _run_group_closing() -> str:
+    """`__oracle_wg_run_group` for modules with non-uniform collectives. A
+    round resumes every runnable fiber, in order (reversed: from the last),
+    as long as some are: fibers switch to each other in collectives, so one
+    that waits may become runnable after its turn. When none can run, the
+    instances of non-uniform collectives that can close are closed
+    (`@__oracle_nu_close`) and the round goes on; when none can, the fibers
+    are all waiting at a barrier (released as in `_scheduler_text`) or
+    returned, or it is a divergence."""
+    rec = fibers.RECORDS
+    home = fibers.HOME
+    return f"""; Run the n fibers of one group to completion (see _run_group_closing).
+; 0 when they all returned, else 1 (a fault was reported).
+define internal i64 @__oracle_wg_run_group(i64 %n, i1 %rev) {{
+entry:
+  %j.slot = alloca i64, align 8
+  %ran.slot = alloca i64, align 8
+  %nwait.slot = alloca i64, align 8
+  %ndone.slot = alloca i64, align 8
+  %fw.slot = alloca ptr, align 8
+  %fd.slot = alloca ptr, align 8
+  %first.slot = alloca [2 x ptr], align 8
+  %bad.slot = alloca ptr, align 8
+  %badref.slot = alloca ptr, align 8
+  %last = sub i64 %n, 1
+  br label %round
+round:
+  store i64 0, ptr %j.slot, align 8
+  store i64 0, ptr %ran.slot, align 8
+  br label %head
+head:
+  %j = load i64, ptr %j.slot, align 8
+  %go = icmp ult i64 %j, %n
+  br i1 %go, label %body, label %passed
+body:
+  %jr = sub i64 %last, %j
+  %f = select i1 %rev, i64 %jr, i64 %j
+  %o = mul i64 %f, {fibers.RECORD_BYTES}
+  %rec = getelementptr i8, ptr {rec}, i64 %o
+  %st = load i64, ptr %rec, align 8
+  %runnable = icmp eq i64 %st, {RUNNABLE}
+  br i1 %runnable, label %resume, label %next
+resume:
+  store i64 1, ptr %ran.slot, align 8
+{enter_fiber('%rec')}  %cp = getelementptr i8, ptr %rec, i64 {_CTX}
+  %ctx = load ptr, ptr %cp, align 8
+  call void @__oracle_fiber_switch(ptr {home}, ptr %ctx)
+  br label %next
+next:
+  %j1 = add i64 %j, 1
+  store i64 %j1, ptr %j.slot, align 8
+  br label %head
+passed:
+  %ran = load i64, ptr %ran.slot, align 8
+  %again = icmp ne i64 %ran, 0
+  br i1 %again, label %round, label %closing
+closing:
+  %cl = call i64 @__oracle_nu_close(i64 %n)
+  switch i64 %cl, label %stuck [ i64 0, label %tally.start
+                                 i64 1, label %round ]
+stuck:
+  ret i64 1
+tally.start:
+  store i64 0, ptr %j.slot, align 8
+  store i64 0, ptr %nwait.slot, align 8
+  store i64 0, ptr %ndone.slot, align 8
+  store ptr null, ptr %fw.slot, align 8
+  store ptr null, ptr %fd.slot, align 8
+  store [2 x ptr] zeroinitializer, ptr %first.slot, align 8
+  store ptr null, ptr %bad.slot, align 8
+  br label %t.head
+t.head:
+  %tj = load i64, ptr %j.slot, align 8
+  %tgo = icmp ult i64 %tj, %n
+  br i1 %tgo, label %t.body, label %tally
+t.body:
+  %tjr = sub i64 %last, %tj
+  %tf = select i1 %rev, i64 %tjr, i64 %tj
+  %to = mul i64 %tf, {fibers.RECORD_BYTES}
+  %trec = getelementptr i8, ptr {rec}, i64 %to
+  %tst = load i64, ptr %trec, align 8
+  %is.done = icmp eq i64 %tst, {DONE}
+  br i1 %is.done, label %count.done, label %count.wait
+count.done:
+  %nd = load i64, ptr %ndone.slot, align 8
+  %nd1 = add i64 %nd, 1
+  store i64 %nd1, ptr %ndone.slot, align 8
+  %fd = load ptr, ptr %fd.slot, align 8
+  %fd.none = icmp eq ptr %fd, null
+  %fd1 = select i1 %fd.none, ptr %trec, ptr %fd
+  store ptr %fd1, ptr %fd.slot, align 8
+  br label %t.next
+count.wait:
+  %nw = load i64, ptr %nwait.slot, align 8
+  %nw1 = add i64 %nw, 1
+  store i64 %nw1, ptr %nwait.slot, align 8
+  %fw = load ptr, ptr %fw.slot, align 8
+  %fw.none = icmp eq ptr %fw, null
+  %fw1 = select i1 %fw.none, ptr %trec, ptr %fw
+  store ptr %fw1, ptr %fw.slot, align 8
+  ; Fibers running the same function must wait at the same call site.
+  %pk = getelementptr i8, ptr %trec, i64 {_KIND}
+  %k = load i64, ptr %pk, align 8
+  %refp = getelementptr [2 x ptr], ptr %first.slot, i64 0, i64 %k
+  %ref = load ptr, ptr %refp, align 8
+  %ref.none = icmp eq ptr %ref, null
+  br i1 %ref.none, label %first.of.kind, label %compare
+first.of.kind:
+  store ptr %trec, ptr %refp, align 8
+  br label %t.next
+compare:
+  %sp = getelementptr i8, ptr %trec, i64 {_SITE}
+  %site = load ptr, ptr %sp, align 8
+  %rsp = getelementptr i8, ptr %ref, i64 {_SITE}
+  %rsite = load ptr, ptr %rsp, align 8
+  %differ = icmp ne ptr %site, %rsite
+  %bad = load ptr, ptr %bad.slot, align 8
+  %bad.none = icmp eq ptr %bad, null
+  %first.bad = and i1 %differ, %bad.none
+  br i1 %first.bad, label %note.bad, label %t.next
+note.bad:
+  store ptr %trec, ptr %bad.slot, align 8
+  store ptr %ref, ptr %badref.slot, align 8
+  br label %t.next
+t.next:
+  %tj1 = add i64 %tj, 1
+  store i64 %tj1, ptr %j.slot, align 8
+  br label %t.head
+tally:
+  %nwait = load i64, ptr %nwait.slot, align 8
+  %all.done = icmp eq i64 %nwait, 0
+  br i1 %all.done, label %finished, label %check.done
+finished:
+  ret i64 0
+check.done:
+  %ndone = load i64, ptr %ndone.slot, align 8
+  %some.done = icmp ne i64 %ndone, 0
+  br i1 %some.done, label %fault.order, label %check.sites
+fault.order:
+  %fdd = load ptr, ptr %fd.slot, align 8
+  %fww = load ptr, ptr %fw.slot, align 8
+  call void @__oracle_wg_fault(i64 {_FAULT_ORDER}, ptr %fdd, ptr %fww, i64 %n)
+  ret i64 1
+check.sites:
+  %badr = load ptr, ptr %bad.slot, align 8
+  %sites.ok = icmp eq ptr %badr, null
+  br i1 %sites.ok, label %pass, label %fault.sites
+fault.sites:
+  %badref = load ptr, ptr %badref.slot, align 8
+  call void @__oracle_wg_fault(i64 {_FAULT_SITES}, ptr %badref, ptr %badr, i64 %n)
+  ret i64 1
+pass:
+  ; Every fiber waits at the same barrier: a new interval, all may go on.
+  %ep = load i64, ptr @{EPOCH}, align 8
+  %ep1 = add i64 %ep, 1
+  store i64 %ep1, ptr @{EPOCH}, align 8
+  store i64 0, ptr %j.slot, align 8
+  br label %rel.head
+rel.head:
+  %r = load i64, ptr %j.slot, align 8
+  %rgo = icmp ult i64 %r, %n
+  br i1 %rgo, label %rel.body, label %round
+rel.body:
+  %ro = mul i64 %r, {fibers.RECORD_BYTES}
+  %rrec = getelementptr i8, ptr {rec}, i64 %ro
+  store i64 {RUNNABLE}, ptr %rrec, align 8
+  %r1 = add i64 %r, 1
+  store i64 %r1, ptr %j.slot, align 8
+  br label %rel.head
+}}"""
+
+
+def _scheduler_text() -> str:
     rec = fibers.RECORDS
     home = fibers.HOME
     return f"""

@@ -506,10 +506,13 @@ def builtin_definition(name: str, sig: FnSig, em: _Emitter) -> str | None:
         if d is None:
             raise Unsupported(f"unsupported builtin {name} with signature {sig}")
         return d
+    from . import subgroups  # sub-group queries and collectives: their own runtime
+
+    if name == subgroups.HOOK:  # the program points of oracle/subgroup_points.py
+        return subgroups.builtin_definition(name, sig, em)
     base = base_name(name)
     if base is None:
         return None  # resolved by the JIT from the process (libm, memcpy) or reported unresolved
-    from . import subgroups  # sub-group queries and collectives: their own runtime
 
     sg = subgroups.builtin_definition(name, sig, em)
     if sg is not None:
@@ -784,8 +787,10 @@ def runtime_module(
         kdecl.append(f"declare {kernel_sig.ret} @{quote_name(sanitized)}({params})")
     shared = workgroup.shared_text(local_globals, em.intrinsic)
     if workgroup.uses_barriers(declared) or subgroups_need_fibers(declared):
+        from .subgroup_points import uses_active_members
+
         drivers = [workgroup.runtime_text(kernel, kernel_sig, variants, local_globals, em.intrinsic,
-                                          sanitized=sanitized)]
+                                          sanitized=sanitized, active_members=uses_active_members(declared))]
     else:
         pro = workgroup.group_prologue(local_globals)
         drivers = [

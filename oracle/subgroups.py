@@ -50,8 +50,9 @@ from collections.abc import Iterable
 from vectorizer.analysis import subgroups as names
 
 from . import fibers
-from .fiber_drivers import _Fn, enter_fiber, quote
+from .fiber_drivers import DONE, NUWAIT, RUNNABLE, _Fn, enter_fiber, quote
 from .runtime import FnSig, Unsupported, base_name
+from .subgroup_points import HOOK, active_members
 
 SG_WIDTH, SG_DIM, SG_RUN = 19, 20, 21  # work-item state slots
 CFG_WIDTH, CFG_DIM = 11, 12  # cfg slots the worker fills for scalar runs
@@ -319,6 +320,7 @@ def _fiber_text() -> str:
 @__oracle_sg_out2 = internal global [{_MAXF} x [{_SLOT} x i8]] zeroinitializer, align 64
 @__oracle_sg_aux = internal global [{_MAXF} x [4 x i64]] zeroinitializer, align 64
 @__oracle_sg_mine = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_sg_inside = internal global [{_MAXF} x i64] zeroinitializer, align 64
 @__oracle_sg_open = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_closed = internal global [{n1} x i64] zeroinitializer, align 64
 @__oracle_sg_count = internal global [{n1} x i64] zeroinitializer, align 64
@@ -613,6 +615,8 @@ count:
   store i64 %c, ptr %cnp, align 8
   ; Waiting at the collective, for the scheduler's divergence check.
   store i64 1, ptr %rme, align 8
+  %insp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %me
+  store i64 1, ptr %insp, align 8
   %stp = getelementptr i8, ptr %rme, i64 8
   store ptr %site, ptr %stp, align 8
   %last = icmp uge i64 %c, %n
@@ -639,7 +643,19 @@ handoff:
   %rto = call ptr @__oracle_sg_rec(i64 %f)
   %st = load i64, ptr %rto, align 8
   %runnable = icmp eq i64 %st, 0
-  br i1 %runnable, label %go, label %skipped
+  br i1 %runnable, label %go, label %notrunnable
+notrunnable:
+  ; It waits at a non-uniform collective (oracle/subgroup_points.py), or in
+  ; another instance of a collective (held up by one): wait here until that
+  ; one completes and it comes.
+  %nuwait = icmp eq i64 %st, {NUWAIT}
+  %inp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %f
+  %inside = load i64, ptr %inp, align 8
+  %held = icmp ne i64 %inside, 0
+  %stwait = icmp eq i64 %st, 1
+  %inother = and i1 %held, %stwait
+  %canwait = or i1 %nuwait, %inother
+  br i1 %canwait, label %early, label %skipped
 skipped:
   call void @__oracle_sg_fault(ptr @__oracle_sg_fmt_skip, ptr %rme, ptr %rto)
   call void @__oracle_sg_park(ptr %rme, ptr %site)
@@ -664,6 +680,8 @@ early:
   br label %wait
 ready:
   store i64 0, ptr %rme, align 8
+  %outp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %me
+  store i64 0, ptr %outp, align 8
   ret i1 false
 }}
 
@@ -692,6 +710,8 @@ body:
   %f = call i64 @__oracle_sg_member(i64 %scope, i64 %m)
   %r = call ptr @__oracle_sg_rec(i64 %f)
   store i64 0, ptr %r, align 8
+  %insp = getelementptr [{_MAXF} x i64], ptr @__oracle_sg_inside, i64 0, i64 %f
+  store i64 0, ptr %insp, align 8
   %m1 = add i64 %m, 1
   store i64 %m1, ptr %m.slot, align 8
   br label %head
@@ -1437,10 +1457,14 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
     other names. `em` is the runtime's emitter (oracle/runtime.py): the
     shared helpers are added to it once."""
     base = base_name(name)
+    if name == HOOK:
+        # Defined with the rendezvous of the collectives it serves
+        # (oracle/subgroup_points.py).
+        base = "sub_group_points"
     if base is None:
         return None
     is_query = base in QUERIES
-    is_coll = names.is_collective_name(name)
+    is_coll = names.is_collective_name(name) or name == HOOK
     if not (is_query or is_coll):
         return None
     if not getattr(em, "_sg_geometry", False):
@@ -1453,4 +1477,602 @@ def builtin_definition(name: str, sig: FnSig, em) -> str | None:
     if not getattr(em, "_sg_fibers", False):
         em._sg_fibers = True
         em.defs.append(_fiber_text())
+    c = names.parse_collective(name)
+    if active_members(c) or name == HOOK:
+        if not getattr(em, "_sg_nu", False):
+            em._sg_nu = True
+            em.defs.append(_nu_text())
+        if name == HOOK:
+            return ""  # in _nu_text
+        return active_members_definition(name, sig, c, em.intrinsic)  # type: ignore[arg-type]
     return collective_definition(name, sig, em.intrinsic)
+
+
+# ------------------------------------------------------------ active members
+
+
+def _nu_text() -> str:
+    """The rendezvous of the collectives whose members are the work-items
+    active at the call (docs/subgroups.md, oracle/subgroup_points.py).
+
+    The kernel tells the runtime where each work-item waits: before every
+    call that may wait, `__oracle_sg_point(point, counters, table)` records
+    the point and the work-item's loop counters. A member arriving at such a
+    collective writes its operands, records which computation the
+    collective is, and waits (status NUWAIT) by switching to the scheduler.
+    When no fiber of the group can run, the scheduler calls
+    `__oracle_nu_close`, which closes every instance that can be closed: one
+    whose every other non-exited member of the sub-group has arrived at it
+    (same point, same counters of the loops around it) or waits at a point
+    from which it cannot arrive (by the table: its counters of the loops they
+    share are already past the instance's, or equal and the instance's point
+    cannot be reached within those iterations, or it cannot be reached at
+    all). Closing lists the members in sub-group local id order, runs the
+    computation over them and makes them runnable; they read their results
+    when the scheduler resumes them. A work-item still able to run blocks
+    every instance of its sub-group."""
+    rec = fibers.RECORDS
+    home = fibers.HOME
+    fmt = ("sub-group collective divergence in work-group (%lld,%lld,%lld): work-item (%lld,%lld,%lld) waits "
+           "at a non-uniform collective whose instance cannot complete (work-item (%lld,%lld,%lld) and the "
+           "others wait at points that do not let it)")
+    fmt_nopoints = ("sub-group collective divergence in work-group (%lld,%lld,%lld): work-item (%lld,%lld,%lld) "
+                    "waits at a non-uniform collective in a kernel without program points (%lld,%lld,%lld)")
+    return f"""
+@__oracle_nu_pt = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_nu_cp = internal global [{_MAXF} x ptr] zeroinitializer, align 64
+@__oracle_nu_fn = internal global [{_MAXF} x ptr] zeroinitializer, align 64
+@__oracle_nu_mem = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_nu_lid = internal global [{_MAXF} x i64] zeroinitializer, align 64
+@__oracle_nu_cnt = internal global i64 0, align 8
+@__oracle_nu_tab = internal global ptr null, align 8
+@__oracle_nu_fmt = private unnamed_addr constant [{len(fmt) + 1} x i8] c"{fmt}\\00"
+@__oracle_nu_fmt_nopoints = private unnamed_addr constant [{len(fmt_nopoints) + 1} x i8] c"{fmt_nopoints}\\00"
+
+; The kernel's program point hook (oracle/subgroup_points.py).
+define void @__oracle_sg_point(i64 %p, ptr %c, ptr %tab) {{
+entry:
+  %me = call i64 @__oracle_sg_self()
+  %pp = getelementptr [{_MAXF} x i64], ptr @__oracle_nu_pt, i64 0, i64 %me
+  store i64 %p, ptr %pp, align 8
+  %cp = getelementptr [{_MAXF} x ptr], ptr @__oracle_nu_cp, i64 0, i64 %me
+  store ptr %c, ptr %cp, align 8
+  store ptr %tab, ptr @__oracle_nu_tab, align 8
+  ret void
+}}
+
+define internal i64 @__oracle_nu_tabv(i64 %i) {{
+entry:
+  %t = load ptr, ptr @__oracle_nu_tab, align 8
+  %p = getelementptr i64, ptr %t, i64 %i
+  %v = load i64, ptr %p, align 8
+  ret i64 %v
+}}
+
+; Entry `k` of the table's per-point part `part` for point `s`
+; (part 0: loop ids, D per point; part 1: depth).
+define internal i64 @__oracle_nu_point_info(i64 %s, i64 %part, i64 %k) {{
+entry:
+  %np = call i64 @__oracle_nu_tabv(i64 0)
+  %d = call i64 @__oracle_nu_tabv(i64 1)
+  %sq = mul i64 %np, %np
+  %base = add i64 %sq, 2
+  %isdepth = icmp ne i64 %part, 0
+  br i1 %isdepth, label %depth, label %ids
+ids:
+  %o1 = mul i64 %s, %d
+  %o2 = add i64 %base, %o1
+  %o3 = add i64 %o2, %k
+  %v = call i64 @__oracle_nu_tabv(i64 %o3)
+  ret i64 %v
+depth:
+  %nd = mul i64 %np, %d
+  %q1 = add i64 %base, %nd
+  %q2 = add i64 %q1, %s
+  %dv = call i64 @__oracle_nu_tabv(i64 %q2)
+  ret i64 %dv
+}}
+
+define internal i64 @__oracle_nu_pt_of(i64 %f) {{
+entry:
+  %p = getelementptr [{_MAXF} x i64], ptr @__oracle_nu_pt, i64 0, i64 %f
+  %v = load i64, ptr %p, align 8
+  ret i64 %v
+}}
+
+; Fiber f's counter of loop l.
+define internal i64 @__oracle_nu_ctr(i64 %f, i64 %l) {{
+entry:
+  %pp = getelementptr [{_MAXF} x ptr], ptr @__oracle_nu_cp, i64 0, i64 %f
+  %c = load ptr, ptr %pp, align 8
+  %p = getelementptr i64, ptr %c, i64 %l
+  %v = load i64, ptr %p, align 8
+  ret i64 %v
+}}
+
+; Do fibers f and g wait at the same instance: the same point, the same
+; counters of the loops around it?
+define internal i1 @__oracle_nu_same(i64 %f, i64 %g) {{
+entry:
+  %k.slot = alloca i64, align 8
+  %pf = call i64 @__oracle_nu_pt_of(i64 %f)
+  %pg = call i64 @__oracle_nu_pt_of(i64 %g)
+  %eq = icmp eq i64 %pf, %pg
+  br i1 %eq, label %start, label %no
+start:
+  %d = call i64 @__oracle_nu_point_info(i64 %pf, i64 1, i64 0)
+  store i64 0, ptr %k.slot, align 8
+  br label %head
+head:
+  %k = load i64, ptr %k.slot, align 8
+  %more = icmp ult i64 %k, %d
+  br i1 %more, label %body, label %yes
+body:
+  %l = call i64 @__oracle_nu_point_info(i64 %pf, i64 0, i64 %k)
+  %a = call i64 @__oracle_nu_ctr(i64 %f, i64 %l)
+  %b = call i64 @__oracle_nu_ctr(i64 %g, i64 %l)
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %k.slot, align 8
+  %same = icmp eq i64 %a, %b
+  br i1 %same, label %head, label %no
+yes:
+  ret i1 true
+no:
+  ret i1 false
+}}
+
+; Can fiber g, waiting at its point with its counters, still arrive at the
+; instance fiber f waits at?
+define internal i1 @__oracle_nu_can_arrive(i64 %g, i64 %f) {{
+entry:
+  %k.slot = alloca i64, align 8
+  %s = call i64 @__oracle_nu_pt_of(i64 %f)
+  %p = call i64 @__oracle_nu_pt_of(i64 %g)
+  %np = call i64 @__oracle_nu_tabv(i64 0)
+  %row = mul i64 %p, %np
+  %at0 = add i64 %row, %s
+  %at = add i64 %at0, 2
+  %e = call i64 @__oracle_nu_tabv(i64 %at)
+  %shared = and i64 %e, 255
+  %w1 = lshr i64 %e, 8
+  %w2 = and i64 %w1, 1
+  %within = icmp ne i64 %w2, 0
+  %a1 = lshr i64 %e, 9
+  %a2 = and i64 %a1, 1
+  %anyway = icmp ne i64 %a2, 0
+  store i64 0, ptr %k.slot, align 8
+  br label %head
+head:
+  %k = load i64, ptr %k.slot, align 8
+  %more = icmp ult i64 %k, %shared
+  br i1 %more, label %body, label %equal
+body:
+  %l = call i64 @__oracle_nu_point_info(i64 %s, i64 0, i64 %k)
+  %cg = call i64 @__oracle_nu_ctr(i64 %g, i64 %l)
+  %cf = call i64 @__oracle_nu_ctr(i64 %f, i64 %l)
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %k.slot, align 8
+  %same = icmp eq i64 %cg, %cf
+  br i1 %same, label %head, label %differ
+differ:
+  ; Counters only grow within one entry of a loop: past it, never again.
+  %before = icmp ult i64 %cg, %cf
+  br i1 %before, label %later, label %never
+later:
+  ret i1 %anyway
+never:
+  ret i1 false
+equal:
+  ret i1 %within
+}}
+
+; Arrive at an instance whose results `compute` writes: wait until the
+; scheduler has closed it (see _nu_text).
+define internal void @__oracle_nu_arrive(ptr %compute) {{
+entry:
+  %cur0 = load ptr, ptr @__oracle_wg_cur, align 8
+  %nofib = icmp eq ptr %cur0, null
+  br i1 %nofib, label %solo, label %fibers
+solo:
+  ; Outside the fiber drivers only one-member sub-groups can be met.
+  %n1 = call i64 @__oracle_sg_q_size()
+  %alone = icmp eq i64 %n1, 1
+  br i1 %alone, label %one, label %stuck
+stuck:
+  call void @llvm.trap()
+  unreachable
+one:
+  store i64 0, ptr @__oracle_nu_mem, align 8
+  store i64 0, ptr @__oracle_nu_lid, align 8
+  store i64 1, ptr @__oracle_nu_cnt, align 8
+  call void %compute()
+  ret void
+fibers:
+  %me = call i64 @__oracle_sg_self()
+  %rme = call ptr @__oracle_sg_rec(i64 %me)
+  %fp = getelementptr [{_MAXF} x ptr], ptr @__oracle_nu_fn, i64 0, i64 %me
+  store ptr %compute, ptr %fp, align 8
+  store i64 {NUWAIT}, ptr %rme, align 8
+  %cp = getelementptr i8, ptr %rme, i64 48
+  %ctx = load ptr, ptr %cp, align 8
+  br label %wait
+wait:
+  call void @__oracle_fiber_switch(ptr %ctx, ptr {home})
+  %st = load i64, ptr %rme, align 8
+  %still = icmp eq i64 %st, {NUWAIT}
+  br i1 %still, label %wait, label %done
+done:
+  ret void
+}}
+
+; The sub-group state of the fiber of record `r` (its local ids), for the
+; scheduler's calls.
+define internal void @__oracle_nu_enter(ptr %r) {{
+entry:
+  %p0 = getelementptr i8, ptr %r, i64 16
+  %l0 = load i64, ptr %p0, align 8
+  store i64 %l0, ptr {_state(0)}, align 8
+  %p1 = getelementptr i8, ptr %r, i64 24
+  %l1 = load i64, ptr %p1, align 8
+  store i64 %l1, ptr {_state(1)}, align 8
+  %p2 = getelementptr i8, ptr %r, i64 32
+  %l2 = load i64, ptr %p2, align 8
+  store i64 %l2, ptr {_state(2)}, align 8
+  store ptr %r, ptr @__oracle_wg_cur, align 8
+  ret void
+}}
+
+; May the instance fiber f (waiting, NUWAIT) waits at close now?
+define internal i1 @__oracle_nu_closable(i64 %f) {{
+entry:
+  %m.slot = alloca i64, align 8
+  %rf = call ptr @__oracle_sg_rec(i64 %f)
+  call void @__oracle_nu_enter(ptr %rf)
+  %n = call i64 @__oracle_sg_q_size()
+  store i64 0, ptr %m.slot, align 8
+  br label %head
+head:
+  %m = load i64, ptr %m.slot, align 8
+  %more = icmp ult i64 %m, %n
+  br i1 %more, label %body, label %yes
+body:
+  %m1 = add i64 %m, 1
+  store i64 %m1, ptr %m.slot, align 8
+  %g = call i64 @__oracle_sg_member(i64 0, i64 %m)
+  %self = icmp eq i64 %g, %f
+  br i1 %self, label %head, label %other
+other:
+  %rg = call ptr @__oracle_sg_rec(i64 %g)
+  %st = load i64, ptr %rg, align 8
+  switch i64 %st, label %blocked [ i64 {DONE}, label %head
+                                   i64 {RUNNABLE}, label %no
+                                   i64 {NUWAIT}, label %nu ]
+nu:
+  %same = call i1 @__oracle_nu_same(i64 %f, i64 %g)
+  br i1 %same, label %head, label %blocked
+blocked:
+  %can = call i1 @__oracle_nu_can_arrive(i64 %g, i64 %f)
+  br i1 %can, label %no, label %head
+yes:
+  ret i1 true
+no:
+  ret i1 false
+}}
+
+; Close fiber f's instance: its members in local id order, the computation,
+; every member runnable.
+define internal void @__oracle_nu_close_one(i64 %f) {{
+entry:
+  %m.slot = alloca i64, align 8
+  %c.slot = alloca i64, align 8
+  %rf = call ptr @__oracle_sg_rec(i64 %f)
+  call void @__oracle_nu_enter(ptr %rf)
+  %n = call i64 @__oracle_sg_q_size()
+  store i64 0, ptr %m.slot, align 8
+  store i64 0, ptr %c.slot, align 8
+  br label %head
+head:
+  %m = load i64, ptr %m.slot, align 8
+  %more = icmp ult i64 %m, %n
+  br i1 %more, label %body, label %run
+body:
+  %m1 = add i64 %m, 1
+  store i64 %m1, ptr %m.slot, align 8
+  %g = call i64 @__oracle_sg_member(i64 0, i64 %m)
+  %self = icmp eq i64 %g, %f
+  br i1 %self, label %take, label %other
+other:
+  %rg = call ptr @__oracle_sg_rec(i64 %g)
+  %st = load i64, ptr %rg, align 8
+  %w = icmp eq i64 %st, {NUWAIT}
+  br i1 %w, label %check, label %head
+check:
+  %same = call i1 @__oracle_nu_same(i64 %f, i64 %g)
+  br i1 %same, label %take, label %head
+take:
+  %c = load i64, ptr %c.slot, align 8
+  %mp = getelementptr [{_MAXF} x i64], ptr @__oracle_nu_mem, i64 0, i64 %c
+  store i64 %g, ptr %mp, align 8
+  %lp = getelementptr [{_MAXF} x i64], ptr @__oracle_nu_lid, i64 0, i64 %c
+  store i64 %m, ptr %lp, align 8
+  %c1 = add i64 %c, 1
+  store i64 %c1, ptr %c.slot, align 8
+  br label %head
+run:
+  %cnt = load i64, ptr %c.slot, align 8
+  store i64 %cnt, ptr @__oracle_nu_cnt, align 8
+  %fp = getelementptr [{_MAXF} x ptr], ptr @__oracle_nu_fn, i64 0, i64 %f
+  %fn = load ptr, ptr %fp, align 8
+  call void %fn()
+  store i64 0, ptr %m.slot, align 8
+  br label %rhead
+rhead:
+  %k = load i64, ptr %m.slot, align 8
+  %rmore = icmp ult i64 %k, %cnt
+  br i1 %rmore, label %rbody, label %out
+rbody:
+  %kp = getelementptr [{_MAXF} x i64], ptr @__oracle_nu_mem, i64 0, i64 %k
+  %kf = load i64, ptr %kp, align 8
+  %kr = call ptr @__oracle_sg_rec(i64 %kf)
+  store i64 {RUNNABLE}, ptr %kr, align 8
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %m.slot, align 8
+  br label %rhead
+out:
+  ret void
+}}
+
+; The scheduler found no fiber of the group able to run: close what can be
+; closed. 0: no fiber waits at a non-uniform collective; 1: something was
+; closed; 2: nothing can be (a fault, reported).
+define internal i64 @__oracle_nu_close(i64 %n) {{
+entry:
+  %f.slot = alloca i64, align 8
+  %any.slot = alloca i64, align 8
+  %closed.slot = alloca i64, align 8
+  %first.slot = alloca ptr, align 8
+  store i64 0, ptr %f.slot, align 8
+  store i64 0, ptr %any.slot, align 8
+  store i64 0, ptr %closed.slot, align 8
+  store ptr null, ptr %first.slot, align 8
+  br label %head
+head:
+  %f = load i64, ptr %f.slot, align 8
+  %more = icmp ult i64 %f, %n
+  br i1 %more, label %body, label %tally
+body:
+  %f1 = add i64 %f, 1
+  store i64 %f1, ptr %f.slot, align 8
+  %o = mul i64 %f, {fibers.RECORD_BYTES}
+  %r = getelementptr i8, ptr {rec}, i64 %o
+  %st = load i64, ptr %r, align 8
+  %w = icmp eq i64 %st, {NUWAIT}
+  br i1 %w, label %waiting, label %head
+waiting:
+  store i64 1, ptr %any.slot, align 8
+  %fr = load ptr, ptr %first.slot, align 8
+  %nofr = icmp eq ptr %fr, null
+  %fr1 = select i1 %nofr, ptr %r, ptr %fr
+  store ptr %fr1, ptr %first.slot, align 8
+  %t = load ptr, ptr @__oracle_nu_tab, align 8
+  %notab = icmp eq ptr %t, null
+  br i1 %notab, label %nopoints, label %try
+try:
+  %ok = call i1 @__oracle_nu_closable(i64 %f)
+  br i1 %ok, label %close, label %head
+close:
+  call void @__oracle_nu_close_one(i64 %f)
+  store i64 1, ptr %closed.slot, align 8
+  br label %head
+nopoints:
+  call void @__oracle_sg_fault(ptr @__oracle_nu_fmt_nopoints, ptr %r, ptr %r)
+  ret i64 2
+tally:
+  %cl = load i64, ptr %closed.slot, align 8
+  %did = icmp ne i64 %cl, 0
+  br i1 %did, label %progress, label %none
+progress:
+  ret i64 1
+none:
+  %a = load i64, ptr %any.slot, align 8
+  %some = icmp ne i64 %a, 0
+  br i1 %some, label %stuck, label %idle
+idle:
+  ret i64 0
+stuck:
+  %fr2 = load ptr, ptr %first.slot, align 8
+  call void @__oracle_sg_fault(ptr @__oracle_nu_fmt, ptr %fr2, ptr %fr2)
+  ret i64 2
+}}
+"""
+
+
+def active_members_definition(name: str, sig: FnSig, c: names.Collective, intrinsic) -> str:
+    """A collective whose members are the work-items active at the call
+    (`subgroup_points.active_members`): the builtin (operands into the
+    exchange slots, arrive, read the result) and its computation, run by the
+    scheduler over the members of a closed instance (`@__oracle_nu_mem`, in
+    sub-group local id order, `@__oracle_nu_lid` their local ids). With
+    every member of the sub-group active (sub-group-uniform control flow)
+    the meanings are those of collective_definition."""
+    rty = sig.ret
+    if c.value is not None and c.value >= len(sig.params):
+        raise Unsupported(f"{name} with signature {sig}")
+    vty = sig.params[c.value] if c.value is not None else rty
+    for t in (vty, rty):
+        if _bytes(t) > _SLOT:
+            raise Unsupported(f"{name}: a {t} operand is wider than the oracle's exchange slots")
+    _, el = _elem(vty)
+    is_float = el in _FLOATS
+    if c.kind in (names.REDUCE, names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE, names.CLUSTERED_REDUCE):
+        assert c.op is not None
+        if rty != vty or vty.startswith("<") or is_float != c.op.startswith("f") or c.op.startswith("logical"):
+            raise Unsupported(f"{name} with signature {sig}")
+    elif c.kind in (names.ELECT, names.ALL, names.ANY, names.ALL_EQUAL):
+        if not rty.startswith("i"):
+            raise Unsupported(f"{name} with signature {sig}")
+    elif c.kind == names.BALLOT:
+        if rty != "<4 x i32>":
+            raise Unsupported(f"{name} with signature {sig}")
+    elif c.kind == names.BROADCAST:
+        if rty != vty:
+            raise Unsupported(f"{name} with signature {sig}")
+    else:
+        raise Unsupported(names.unsupported_reason(name))
+    compute = "__oracle_nu_compute." + name
+    # The builtin.
+    f = _Fn()
+    me = f.op("call i64 @__oracle_sg_self()", "me")
+    if c.value is not None:
+        f(f"store {vty} %a{c.value}, ptr {f.op(f'call ptr @__oracle_sg_slot(ptr @__oracle_sg_in, i64 {me})')}, align 8")
+    for k, i in enumerate(c.extra):
+        if i >= len(sig.params) or not sig.params[i].startswith("i"):
+            raise Unsupported(f"{name} with signature {sig}")
+        v = _zext_i64(f"%a{i}", sig.params[i], f)
+        f(f"store i64 {v}, ptr {f.op(f'call ptr @__oracle_sg_auxp(i64 {me}, i64 {k})')}, align 8")
+    f(f"call void @__oracle_nu_arrive(ptr @{quote(compute)})")
+    out = "@__oracle_sg_out2" if c.kind == names.SCAN_INCLUSIVE else "@__oracle_sg_out"
+    p = f.op(f"call ptr @__oracle_sg_slot(ptr {out}, i64 {me})")
+    f(f"ret {rty} {f.op(f'load {rty}, ptr {p}, align 8')}")
+    params = ", ".join(f"{t} %a{i}" for i, t in enumerate(sig.params))
+    builtin = f.text(f"define {sig.ret} @{quote(name)}({params}) noinline")
+
+    # Its computation over the members.
+    g = _Fn()
+    n = g.load("i64", "@__oracle_nu_cnt", "n")
+
+    def member(m: str) -> str:
+        return g.load("i64", g.op(f"getelementptr [{_MAXF} x i64], ptr @__oracle_nu_mem, i64 0, i64 {m}"), "f")
+
+    def lid(m: str) -> str:
+        return g.load("i64", g.op(f"getelementptr [{_MAXF} x i64], ptr @__oracle_nu_lid, i64 0, i64 {m}"), "lid")
+
+    def load_in(fib: str, ty: str = vty) -> str:
+        return g.load(ty, g.op(f"call ptr @__oracle_sg_slot(ptr @__oracle_sg_in, i64 {fib})"), "x")
+
+    def store_out(fib: str, v: str, arr: str = "@__oracle_sg_out") -> None:
+        g(f"store {rty} {v}, ptr {g.op(f'call ptr @__oracle_sg_slot(ptr {arr}, i64 {fib})')}, align 8")
+
+    def aux(fib: str, k: int) -> str:
+        return g.load("i64", g.op(f"call ptr @__oracle_sg_auxp(i64 {fib}, i64 {k})"), "aux")
+
+    def to_all(v: str) -> None:
+        g.loop(n, lambda m: store_out(member(m), v))
+
+    def comb(a: str, b: str) -> str:
+        return _combine(c.op, a, b, vty, g, intrinsic)  # type: ignore[arg-type]
+
+    if c.kind in (names.REDUCE, names.SCAN_INCLUSIVE, names.SCAN_EXCLUSIVE):
+        bits = 1 if el == "i1" else (int(el[1:]) if not is_float else 0)
+        ident = _const(names.identity(c.op, bits, is_float), vty)  # type: ignore[arg-type]
+        acc = g.slot("acc", vty)
+        f0 = member("0")
+        x0 = load_in(f0)
+        g(f"store {vty} {x0}, ptr {acc}, align 8")
+        store_out(f0, ident)
+        store_out(f0, x0, "@__oracle_sg_out2")
+
+        def step(m: str) -> None:
+            fib = member(m)
+            prev = g.load(vty, acc, "prev")
+            nxt = comb(prev, load_in(fib))
+            g(f"store {vty} {nxt}, ptr {acc}, align 8")
+            store_out(fib, prev)
+            store_out(fib, nxt, "@__oracle_sg_out2")
+
+        g.loop(n, step, start="1")
+        if c.kind == names.REDUCE:
+            to_all(g.load(vty, acc, "total"))
+    elif c.kind == names.CLUSTERED_REDUCE:
+        # Clusters of C consecutive local ids (member 0's C; 0: one cluster),
+        # each folded over its members in member order.
+        c0 = aux(member("0"), 0)
+        one = g.op(f"icmp eq i64 {c0}, 0")
+        size = g.op(f"select i1 {one}, i64 1, i64 {c0}")
+        acc = g.slot("acc", vty)
+        started = g.slot("started", "i1")
+
+        def key(m: str) -> str:
+            return g.op(f"select i1 {one}, i64 0, i64 {g.op(f'udiv i64 {lid(m)}, {size}')}")
+
+        def step(m: str) -> None:
+            mine = key(m)
+            g(f"store i1 false, ptr {started}, align 8")
+
+            def fold(k: str) -> None:
+                yes, no = g.label("cl.in"), g.label("cl.out")
+                g(f"br i1 {g.op(f'icmp eq i64 {key(k)}, {mine}')}, label %{yes}, label %{no}")
+                g.block(yes)
+                x = load_in(member(k))
+                was = g.load("i1", started)
+                nxt = g.op(f"select i1 {was}, {vty} {comb(g.load(vty, acc), x)}, {vty} {x}")
+                g(f"store {vty} {nxt}, ptr {acc}, align 8")
+                g(f"store i1 true, ptr {started}, align 8")
+                g(f"br label %{no}")
+                g.block(no)
+
+            g.loop(n, fold)
+            store_out(member(m), g.load(vty, acc))
+
+        g.loop(n, step)
+    elif c.kind == names.ELECT:
+        g.loop(n, lambda m: store_out(member(m), g.op(f"zext i1 {g.op(f'icmp eq i64 {m}, 0')} to {rty}")))
+    elif c.kind == names.ALL_EQUAL:
+        x0 = load_in(member("0"))
+        acc = g.slot("acc", "i1")
+        g(f"store i1 true, ptr {acc}, align 8")
+
+        def step(m: str) -> None:
+            x = load_in(member(m))
+            eq = g.op(f"fcmp oeq {vty} {x}, {x0}" if is_float else f"icmp eq {vty} {x}, {x0}")
+            both = g.op(f"and i1 {g.load('i1', acc)}, {eq}")
+            g(f"store i1 {both}, ptr {acc}, align 8")
+
+        g.loop(n, step)
+        r = g.load("i1", acc)
+        to_all(r if rty == "i1" else g.op(f"zext i1 {r} to {rty}"))
+    elif c.kind in (names.ALL, names.ANY, names.BALLOT):
+        ballot = c.kind == names.BALLOT
+        aty = "i128" if ballot else "i1"
+        acc = g.slot("acc", aty)
+        g(f"store {aty} {'0' if ballot else ('true' if c.kind == names.ALL else 'false')}, ptr {acc}, align 8")
+
+        def step(m: str) -> None:
+            t = g.op(f"icmp ne {vty} {load_in(member(m))}, 0")
+            if ballot:
+                # Bit k: the member whose sub-group local id is k.
+                bit = g.op(f"shl i128 {g.op(f'zext i1 {t} to i128')}, {g.op(f'zext i64 {lid(m)} to i128')}")
+                g(f"store i128 {g.op(f'or i128 {g.load(aty, acc)}, {bit}')}, ptr {acc}, align 8")
+            else:
+                j = "and" if c.kind == names.ALL else "or"
+                g(f"store i1 {g.op(f'{j} i1 {g.load(aty, acc)}, {t}')}, ptr {acc}, align 8")
+
+        g.loop(n, step)
+        if ballot:
+            res = g.op(f"bitcast i128 {g.load(aty, acc)} to <4 x i32>")
+        else:
+            v = g.load("i1", acc)
+            res = v if rty == "i1" else g.op(f"zext i1 {v} to {rty}")
+        to_all(res)
+    else:  # BROADCAST
+        res = g.slot("res", rty)
+        if not c.extra:  # sub_group_broadcast_first: the first member's value
+            g(f"store {rty} {load_in(member('0'))}, ptr {res}, align 8")
+        else:
+            # The member whose sub-group local id member 0 names (zero when
+            # that work-item is not a member).
+            idx = aux(member("0"), 0)
+            g(f"store {rty} zeroinitializer, ptr {res}, align 8")
+
+            def pick(m: str) -> None:
+                yes, no = g.label("bc.yes"), g.label("bc.no")
+                g(f"br i1 {g.op(f'icmp eq i64 {lid(m)}, {idx}')}, label %{yes}, label %{no}")
+                g.block(yes)
+                g(f"store {rty} {load_in(member(m))}, ptr {res}, align 8")
+                g(f"br label %{no}")
+                g.block(no)
+
+            g.loop(n, pick)
+        to_all(g.load(rty, res))
+    g("ret void")
+    return builtin + "\n\n" + g.text(f"define internal void @{quote(compute)}()")

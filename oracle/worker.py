@@ -58,7 +58,11 @@ class Executor:
         from .runtime import Unsupported
 
         try:
-            prog = jit.build(kernel, text, variants, opt)
+            # Non-uniform sub-group collectives: the kernel names its waiting
+            # points and counts its loops' iterations (oracle/subgroup_points.py).
+            from .subgroup_points import points_text
+
+            prog = jit.build(kernel, points_text(text, kernel), variants, opt)
         except Unsupported as exc:
             return ("unsupported-input", str(exc))
         except (jit.BuildError, NameError) as exc:

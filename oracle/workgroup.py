@@ -173,16 +173,19 @@ def runtime_text(
     local: Sequence[LocalGlobal],
     intrinsic: Callable[[str, str, list[str]], str],
     sanitized: str | None = None,
+    active_members: bool = False,
 ) -> str:
     """The fiber runtime, the scheduler and every driver of a module with
     barriers: `__oracle_run_scalar`, `__oracle_run_scalar_reversed`, one
     per variant (driver name, vectorized function, width, dim, predicated)
     and, for the sanitized copy of the kernel `sanitized`, the runtime's
-    `SANITIZED_DRIVER`, with the plain drivers' signature and cfg contract."""
+    `SANITIZED_DRIVER`, with the plain drivers' signature and cfg contract.
+    `active_members`: the module has non-uniform sub-group collectives, whose
+    instances the scheduler closes (oracle/subgroups.py)."""
     intrinsic("llvm.trap", "void", [])
     intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
     prologue = group_prologue(local)
-    parts = [fibers.runtime_text(intrinsic), fiber_drivers.scheduler_text()]
+    parts = [fibers.runtime_text(intrinsic), fiber_drivers.scheduler_text(active_members)]
     parts.append(fiber_drivers.entry_text("__oracle_wg_entry_scalar", kernel, kernel_sig, None))
     for name, rev in (("__oracle_run_scalar", False), ("__oracle_run_scalar_reversed", True)):
         parts.append(fiber_drivers.driver_text(name, "__oracle_wg_entry_scalar", None, rev, prologue))

@@ -44,6 +44,9 @@ from ..ir import values as V
 from ..ir.builder import Builder, builder_after
 from .linear_lane_reduction import LinearLaneReduction
 
+# Integer divisions (`Packetizer._splits_division`).
+INTEGER_DIVISIONS = ("sdiv", "udiv", "srem", "urem")
+
 
 class PacketizationError(Exception):
     """The packetizer met something it cannot vectorize; the message is the remark."""
@@ -240,6 +243,8 @@ class Packetizer:
         b.position_after(inst)
         name = _name(inst)
         if isinstance(inst, I.BinaryOperator):
+            if self._splits_division(inst):
+                return self._divide_by_lane(inst, b, name)
             return b.binop(inst.opcode, self.packet(inst.lhs), self.packet(inst.rhs), flags=inst.flags, name=name)
         if isinstance(inst, I.UnaryOperator):
             return b.fneg(self.packet(inst.operand), flags=inst.flags, name=name)
@@ -262,6 +267,40 @@ class Packetizer:
         if isinstance(inst, I.CallInst):
             return self._call(inst, b)
         raise PacketizationError(f"cannot packetize {inst.opcode}")
+
+    def _splits_division(self, inst: I.BinaryOperator) -> bool:
+        """Is `inst` an integer division whose packet `_divide_by_lane` builds:
+        a divisor that is not a constant, and an operand that is uniform (a
+        broadcast in the packet) and not a constant?
+
+        The backend has no vector integer division on x86 and splits a
+        vector one into scalar divisions; LLVM 22's x86 instruction selection
+        gets that split wrong when an operand is a broadcast of one element
+        of a loaded vector and a call comes between the load and the
+        division: it builds a chain node that depends on itself, and codegen
+        at -O0 aborts ("Node is not in map!"). The broadcast may be made by
+        LLVM's cleanup from ours, so every broadcast operand is avoided. A
+        constant divisor keeps the vector division (the backend turns it
+        into multiplies and shifts, no split), and so do two varying
+        operands (no broadcast to split)."""
+        if inst.opcode not in INTEGER_DIVISIONS or isinstance(inst.rhs, V.Constant):
+            return False
+        return any(not isinstance(op, V.Constant) and self.uniform.is_uniform(op) for op in (inst.lhs, inst.rhs))
+
+    def _divide_by_lane(self, inst: I.BinaryOperator, b: Builder, name: str | None) -> V.Value:
+        """The packet of an integer division built from one scalar division
+        per lane (see `_splits_division`): what the backend would emit, with
+        each uniform operand entering as the scalar it is."""
+        u = self.uniform
+        if u.is_uniform(inst.lhs) and u.is_uniform(inst.rhs):
+            return self._broadcast(inst, b)  # PacketizeUniform: one division serves every lane
+        acc: V.Value = V.PoisonValue(self.vector_type(inst.type))
+        for lane in range(self.width):
+            ops = [op if isinstance(op, V.Constant) or u.is_uniform(op) else b.extractelement(self.packet(op), lane)
+                   for op in (inst.lhs, inst.rhs)]
+            q = b.binop(inst.opcode, ops[0], ops[1], flags=inst.flags, name=_name(inst, lane))
+            acc = b.insertelement(acc, q, lane, name=name if lane == self.width - 1 else None)
+        return acc
 
     def _widen_gep(self, inst: I.GetElementPtrInst, b: Builder) -> V.Value:
         ptr = inst.pointer

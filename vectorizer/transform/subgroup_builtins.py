@@ -24,8 +24,10 @@ by sub-group in the reference too, so a packet's fold followed by the
 runtime's fold of packet totals is the reference's order along dimension 0;
 along other dimensions (a packet is then not a run of consecutive linear
 ids) scans and float reductions pass all their lanes to the runtime, which
-folds in the reference's order (`_linear`). Collectives under divergent
-control flow are refused (the non-uniform forms). With
+folds in the reference's order (`_linear`). Under divergent control flow
+the non-uniform forms and `sub_group_ballot` are computed over the lanes
+active in their block (`_active_lanes`), the model's members there; the
+uniform collectives are refused. With
 VectorPredication the last packet of a row may be partial: its sub-group
 size is the runtime's `get_sub_group_size` for the packet, lanes past it
 hold the operation's identity (integer reductions and scans, all/any) or
@@ -74,6 +76,20 @@ def _wrapped_collective(inst: I.CallInst) -> I.CallInst | None:
     return None
 
 
+def active_lanes_form(c: sg.Collective | None) -> bool:
+    """Does the model define collective `c` in divergent code, over the
+    work-items active at the call (docs/subgroups.md)? The non-uniform
+    reductions, scans, votes, broadcasts, clustered reductions and
+    `sub_group_elect`, and `sub_group_ballot`; not the uniform forms or
+    shuffles."""
+    if c is None or c.scope != "sub":
+        return False
+    if c.kind == sg.BALLOT:
+        return True
+    return c.non_uniform and c.kind in (sg.REDUCE, sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE, sg.ALL, sg.ANY,
+                                        sg.ALL_EQUAL, sg.BROADCAST, sg.ELECT, sg.CLUSTERED_REDUCE)
+
+
 def refusal(name: str, dim: int) -> str | None:
     """Why a call to `name` (a collective-looking name) cannot be vectorized
     at dimension `dim`, or None when it can."""
@@ -97,6 +113,7 @@ class SubGroupPacketizer(Packetizer):
         self._taken: list[I.ExtractElementInst] = []  # elements of those, given their packets
         self._size_value: V.Value | None = None  # VectorPredication: the packet's sub-group size
         self._views: dict[int, tuple[sg.Collective, V.Function, list[V.Value]] | None] = {}
+        self._masks: dict[int, V.Value] = {}  # divergent non-uniform forms: their block masks
         self._check_collectives()
         for inst in list(self.function.instructions()):
             c = self._view(inst)
@@ -192,10 +209,15 @@ class SubGroupPacketizer(Packetizer):
         if c is not None:
             assert isinstance(inst, I.CallInst)
             view = (c, inst.called_function, list(inst.args))
-        elif self.predicated and isinstance(inst, I.CallInst):
+        elif isinstance(inst, I.CallInst):
             inner = _wrapped_collective(inst)
-            if inner is not None and self._within_entry_mask(inst.args[-1]):
+            if inner is not None and self.predicated and self._within_entry_mask(inst.args[-1]):
                 view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
+            elif inner is not None and active_lanes_form(collective_of(inner)):
+                # A non-uniform form in divergent code: its members are the
+                # lanes active in the block (docs/subgroups.md).
+                view = (collective_of(inner), inner.called_function, list(inst.args[:-1]))
+                self._masks[key] = inst.args[-1]
         self._views[key] = view  # type: ignore[assignment]
         return view[0] if view is not None else None
 
@@ -447,9 +469,16 @@ class SubGroupPacketizer(Packetizer):
         b.position_after(call)
         if c.scope == "work":
             return self._work_group(call, c, b)
+        act = self._active(call, b)
+        if c.kind == sg.ELECT and act is not None:
+            # The first active lane is elected.
+            steps = V.ConstantVector(T.VectorType(T.i32, self.width),
+                                     [V.const_int(T.i32, k) for k in range(self.width)])
+            return b.zext(b.icmp("eq", steps, self._splat(self._first(act, b), b)),
+                          T.VectorType(call.type, self.width))
         if c.kind == sg.ELECT:
-            # Every lane of the packet is active here (a non-uniform form in
-            # divergent code is refused): lane 0 is the first.
+            # Every lane of the packet is active here (sub-group-uniform
+            # control flow): lane 0 is the first.
             lanes = [V.const_int(call.type, int(k == 0)) for k in range(self.width)]  # type: ignore[arg-type]
             return V.ConstantVector(T.VectorType(call.type, self.width), lanes)
         assert c.value is not None
@@ -460,7 +489,9 @@ class SubGroupPacketizer(Packetizer):
             # A uint4 the same in every lane: a packet per element, for the
             # users that take elements (`.x`); bit k is lane k's condition.
             x = self.packet(self._args(call)[c.value])
-            bits = self._mask_inactive("or", b.icmp("ne", x, V.ConstantAggregateZero(x.type)), b)
+            bits = b.icmp("ne", x, V.ConstantAggregateZero(x.type))
+            # Bits of the members only: the active lanes, or the partial packet's.
+            bits = b.binop("and", bits, act) if act is not None else self._mask_inactive("or", bits, b)
             packed: V.Value = b.bitcast(bits, T.IntType(self.width))
             words = []
             for j in range(4):
@@ -526,6 +557,9 @@ class SubGroupPacketizer(Packetizer):
         el = vty.element
         w = self.width
         n = self._bound(b)
+        act = self._active(call, b)
+        if act is not None:
+            return self._active_lanes(call, c, x, act, b)
         if c.kind == sg.REDUCE:
             return self._splat(self._reduce(c.op, self._int_masked(c.op, x, b), b), b)  # type: ignore[arg-type]
         if c.kind in (sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
@@ -578,6 +612,133 @@ class SubGroupPacketizer(Packetizer):
                 srcs.append((vec, idx, b.icmp("ult", idx, n)))
             return self._lane_select(srcs, el, b)
         raise PacketizationError(sg.unsupported_reason(self._callee(call).name))  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------ divergent code
+
+    def _active(self, call: I.CallInst, b: Builder) -> V.Value | None:
+        """The lanes active at a non-uniform form in divergent code (its
+        block's mask, within the partial packet's size with
+        VectorPredication), or None where every member is active."""
+        m = self._masks.get(id(call))
+        if m is None:
+            return None
+        act = self.packet(m)
+        n = self._size(b)
+        if n is not None:
+            steps = V.ConstantVector(T.VectorType(T.i32, self.width), [V.const_int(T.i32, k) for k in range(self.width)])
+            act = b.binop("and", act, b.icmp("ult", steps, self._splat(n, b)))
+        return act
+
+    def _first(self, act: V.Value, b: Builder) -> V.Value:
+        """The first active lane (i32; 0 when none is, where no lane reads it)."""
+        w = self.width
+        bits = b.bitcast(act, T.IntType(w))
+        fn = self.module.get_or_insert_function(f"llvm.cttz.i{w}", T.FunctionType(T.IntType(w), (T.IntType(w), T.i1)))
+        tz = b.call(fn, [bits, V.const_int(T.i1, 0)])
+        tz32 = tz if w == 32 else b.cast("trunc" if w > 32 else "zext", tz, T.i32)
+        return b.select(b.icmp("ult", tz32, V.const_int(T.i32, w)), tz32, V.const_int(T.i32, 0))
+
+    def _fold_active(self, op: str, x: V.Value, act: V.Value, b: Builder) -> tuple[list[V.Value], list[V.Value]]:
+        """Lane-order fold over the active lanes (floating point: no identity
+        may enter it, -0.0 + 0.0 is 0.0): for each lane k, (the fold of the
+        active lanes before k, or the identity; the fold up to and including
+        k, or k's own value when it is the first). The reference folds its
+        members the same way, from the first member's value."""
+        el = x.type.element  # type: ignore[attr-defined]
+        ident = self._identity(op, el)
+        before, upto = [], []
+        acc: V.Value = b.extractelement(x, 0)
+        started: V.Value = b.extractelement(act, 0)
+        before.append(ident)
+        upto.append(acc)
+        for k in range(1, self.width):
+            v = b.extractelement(x, k)
+            on = b.extractelement(act, k)
+            before.append(b.select(started, acc, ident))
+            nxt = b.select(started, self._combine(op, acc, v, b), v)
+            upto.append(nxt)
+            acc = b.select(on, nxt, acc)
+            started = b.binop("or", started, on)
+        return before, upto
+
+    def _active_lanes(self, call: I.CallInst, c: sg.Collective, x: V.Value, act: V.Value, b: Builder) -> V.Value:
+        """A non-uniform form in divergent code: the collective over the
+        active lanes (members in lane order). Inactive lanes get whatever is
+        convenient: no one reads them."""
+        vty = x.type
+        assert isinstance(vty, T.VectorType)
+        el = vty.element
+        w = self.width
+        if c.kind in (sg.REDUCE, sg.SCAN_INCLUSIVE, sg.SCAN_EXCLUSIVE):
+            assert c.op is not None
+            if isinstance(el, T.IntType):
+                # Identity in the inactive lanes: exact for integer operations.
+                xi = b.select(act, x, V.splat(vty, self._identity(c.op, el)))  # type: ignore[arg-type]
+                if c.kind == sg.REDUCE:
+                    return self._splat(self._reduce(c.op, xi, b), b)
+                return self._scan(c.op, xi, c.kind == sg.SCAN_INCLUSIVE, b)
+            before, upto = self._fold_active(c.op, x, act, b)
+            if c.kind == sg.REDUCE:
+                total = upto[0]
+                for k in range(1, w):
+                    total = b.select(b.extractelement(act, k), upto[k], total)
+                return self._splat(total, b)
+            lanes = upto if c.kind == sg.SCAN_INCLUSIVE else before
+            out: V.Value = V.PoisonValue(vty)
+            for k, v in enumerate(lanes):
+                out = b.insertelement(out, v, k)
+            return out
+        if c.kind in (sg.ALL, sg.ANY):
+            j = "and" if c.kind == sg.ALL else "or"
+            bits = b.icmp("ne", x, V.ConstantAggregateZero(vty))
+            idle = V.splat(bits.type, V.const_int(T.i1, int(c.kind == sg.ALL)))  # type: ignore[arg-type]
+            r = self._reduce(j, b.select(act, bits, idle), b)
+            return self._splat(r if call.type == T.i1 else b.zext(r, call.type), b)
+        if c.kind == sg.CLUSTERED_REDUCE:
+            return self._clustered_active(call, c, x, act, b)
+        first = self._first(act, b)
+        if c.kind == sg.ALL_EQUAL:
+            lead = self._splat(b.extractelement(x, first), b)
+            eq = b.fcmp("oeq", x, lead) if isinstance(el, T.FloatType) else b.icmp("eq", x, lead)
+            r = self._reduce("and", b.select(act, eq, V.splat(eq.type, V.const_int(T.i1, 1))), b)  # type: ignore[arg-type]
+            return self._splat(r if call.type == T.i1 else b.zext(r, call.type), b)
+        if c.kind == sg.BROADCAST:
+            if not c.extra:  # sub_group_broadcast_first: the first active lane's value
+                return self._splat(b.extractelement(x, first), b)
+            # The lane the first active lane names, when it is active (else zero).
+            idx = self._as_i32(b.extractelement(self.packet(self._args(call)[c.extra[0]]), first), b)
+            inside = b.icmp("ult", idx, V.const_int(T.i32, w))
+            safe = b.select(inside, idx, V.const_int(T.i32, 0))
+            ok = b.select(inside, b.extractelement(act, safe), V.const_int(T.i1, 0))
+            return self._splat(b.select(ok, b.extractelement(x, safe), V.ConstantAggregateZero(el)), b)
+        raise PacketizationError(f"non-uniform sub-group builtin '{self._callee(call).name}' under divergent "  # type: ignore[union-attr]
+                                 "control flow is not supported")
+
+    def _clustered_active(self, call: I.CallInst, c: sg.Collective, x: V.Value, act: V.Value,
+                          b: Builder) -> V.Value:
+        """A clustered reduction in divergent code: each cluster of C lanes
+        (a constant C; 0 or at least W: the packet) folded over its active
+        lanes in lane order, from the first one's value."""
+        size = self._args(call)[c.extra[0]]
+        if not isinstance(size, V.ConstantInt):
+            raise PacketizationError(f"clustered reduction '{self._callee(call).name}' with a cluster size "
+                                     "that is not a constant is not supported")
+        assert c.op is not None
+        w = self.width
+        csize = size.value if 0 < size.value < w else w
+        out: V.Value = V.PoisonValue(x.type)
+        for start in range(0, w, csize):
+            acc: V.Value = b.extractelement(x, start)
+            started: V.Value = b.extractelement(act, start)
+            for k in range(start + 1, min(start + csize, w)):
+                v = b.extractelement(x, k)
+                nxt = b.select(started, self._combine(c.op, acc, v, b), v)
+                on = b.extractelement(act, k)
+                acc = b.select(on, nxt, acc)
+                started = b.binop("or", started, on)
+            for k in range(start, min(start + csize, w)):
+                out = b.insertelement(out, acc, k)
+        return out
 
     def _clustered(self, call: I.CallInst, c: sg.Collective, x: V.Value, b: Builder) -> V.Value:
         """A clustered reduction: each cluster of C lanes folded in lane order
