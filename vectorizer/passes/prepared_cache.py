@@ -55,10 +55,10 @@ _ATTR_OR_STRING = re.compile(r'"[^"]*"|#(\d+)\b')
 
 @dataclass(frozen=True)
 class KernelBody:
-    """The original kernel's body, left out of a snapshot's module after
-    control-flow conversion (no later pass reads it: they work on the clone)
-    and put back into the text the cleanup hands to LLVM. Every resumed
-    request then parses and prints a module of about half the size.
+    """The original kernel's body, left out of the module from `prepare` on
+    (no later pass reads it: they work on the clone) and put back into the
+    text the cleanup hands to LLVM. The crossings, the re-reads and every
+    resumed request then handle a module of about half the size.
 
     `lines` is LLVM's text of the body (between the `define` line and the
     closing brace), `attributes` the `attributes #N = {...}` lines of the
@@ -158,10 +158,10 @@ class Snapshot:
 
 
 def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = False) -> Snapshot:
-    """The snapshot of `state` after the pass at index `after`; with `stub`,
-    the original kernel's body kept aside where `stub_kernel` allows (only
-    after the last shared pass: the passes before it cross to LLVM with the
-    whole module)."""
+    """The snapshot of `state` after the pass at index `after`. The module
+    holds a stub of the original kernel when `prepare` set its body aside
+    (`state.kernel_body`); with `stub`, one is made here if not (for
+    pipelines without `prepare`)."""
     from ..ir import print_module
 
     remarks = tuple(state.outcome.remarks)
