@@ -37,6 +37,9 @@ try:
 except ImportError:  # pragma: no cover - not a POSIX system: no locking
     fcntl = None  # type: ignore[assignment]
 
+# How long a busy journal lock is retried before it counts as in use.
+LOCK_GRACE_SECONDS = 3.0
+
 
 class JournalError(Exception):
     """The journal cannot be used (in use by another campaign, unreadable)."""
@@ -150,14 +153,24 @@ class Journal:
         self._open()
         if fcntl is None or self._locked:
             return
-        try:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self.close()
-            raise JournalError(f"journal {self.path} is in use by {self._holder()}: wait for that "
-                               "campaign to end, or give another --journal") from None
-        except OSError:
-            return  # a file system without locks: go on unlocked, as before
+        # A campaign that has just ended may still share its lock for a moment
+        # with an oracle worker forked before it closed the journal (the child
+        # holds the descriptor until it execs), so a busy lock is retried
+        # briefly before it is reported as another campaign's.
+        deadline = time.monotonic() + LOCK_GRACE_SECONDS
+        while True:
+            try:
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                self.close()
+                raise JournalError(f"journal {self.path} is in use by {self._holder()}: wait for that "
+                                   "campaign to end, or give another --journal") from None
+            except OSError:
+                return  # a file system without locks: go on unlocked, as before
         self._locked = True
 
     def _check_regular(self) -> None:

@@ -24,6 +24,7 @@ queried ones.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -322,6 +323,188 @@ def launch_ndranges(dims: set[int], shape: LocalShape | None = None) -> list[NDR
     return out
 
 
+_BARRIER_CALL = re.compile(r"@\"?(?:_Z7barrierj|_Z18work_group_barrierj\w*|__mux_work_group_barrier)\"?\(")
+_ID_CALL = re.compile(r"call [^@]*@\"?(?:_Z\d+get_(?:global|local|group)_id\w*|_Z\d+get_(?:global|local)_linear_id\w*"
+                      r"|__mux_get_(?:global|local|group)_id|__mux_get_(?:global|local)_linear_id)\"?\(")
+# Instructions through which an integer keeps depending on its operands.
+_GID_CALL = re.compile(r"call [^@]*@\"?(?:_Z13get_global_idj|__mux_get_global_id)\"?\(i32 (?:noundef )?(\d)\)")
+_FLOW = re.compile(r"(?:add|sub|mul|shl|lshr|ashr|and|or|xor|udiv|sdiv|urem|srem|trunc|zext|sext|phi|select|freeze"
+                   r"|call [^@]*@llvm\.[su](?:min|max)\.)\b")
+_LABEL = re.compile(r"^([\w.$-]+):")
+
+
+def _blocks(body: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """A function body's blocks (label -> lines) and their successors."""
+    blocks: dict[str, list[str]] = {}
+    name = "<entry>"
+    for ln in body.splitlines()[1:]:
+        m = _LABEL.match(ln)
+        if m:
+            name = m.group(1)
+            continue
+        blocks.setdefault(name, []).append(ln)
+    succ = {b: re.findall(r"label %([\w.$-]+)", "\n".join(ls)) for b, ls in blocks.items()}
+    return blocks, succ
+
+
+def scalar_roles(text: str, kernel: str, params: Sequence[str]) -> dict[str, str]:
+    """What the kernel does with its integer parameters `params` (`%name`),
+    read from its IR: "bound" for one compared with a work-item id where
+    the comparison decides whether a barrier is reached (`if (gid < n) {
+    ...; barrier(...); }`: every work-item of a group must take the same
+    side), "stride" for one that only multiplies an id along dimension 1
+    or 2 (`C[row * ldc + col]`: a row must hold every work-item's column).
+    Others are left out."""
+    return _barrier_guards(text, kernel, params)[0]
+
+
+def guard_splits(text: str, kernel: str) -> dict[int, set[int]]:
+    """Per dimension d, the constants C where `get_global_id(d) < C` (or
+    `>= C`, ...) decides whether a barrier is reached: a group must lie
+    wholly on one side, so its size along d divides C."""
+    return _barrier_guards(text, kernel, [])[1]
+
+
+def _barrier_guards(text: str, kernel: str, params: Sequence[str]) -> tuple[dict[str, str], dict[int, set[int]]]:
+    """`scalar_roles` and `guard_splits` in one pass."""
+    bodies = {m.group(1): m.group(0) for m in
+              re.finditer(r"^define [^@]*@\"?([\w.$-]+)\"?\(.*?^}", text, re.M | re.S)}
+    body = bodies.get(kernel)
+    if body is None:
+        return {}, {}
+    # Functions that reach a barrier (calls of them count as barriers).
+    reaching = {n for n, b in bodies.items() if _BARRIER_CALL.search(b)}
+    for _ in range(len(bodies)):
+        more = {n for n, b in bodies.items() if n not in reaching
+                and any(c in reaching for c in re.findall(r"call [^@]*@\"?([\w.$-]+)\"?\(", b))}
+        if not more:
+            break
+        reaching |= more
+    if not reaching:
+        return {}, {}
+    lines = body.splitlines()
+    gids: dict[str, int] = {}  # a global id along a constant dimension, maybe cast
+    ids: set[str] = set()
+    rows: set[str] = set()  # ids along dimension 1 or 2 and what depends on them
+    derived: dict[str, set[str]] = {p: {p} for p in params}
+    assigns = []
+    for ln in lines:
+        m = re.match(r"\s*(%[\w.$-]+) = (.*)$", ln)
+        if not m:
+            continue
+        if _ID_CALL.search(m.group(2)):
+            ids.add(m.group(1))
+            g = _GID_CALL.search(m.group(2))
+            if g:
+                gids[m.group(1)] = int(g.group(1))
+            if re.search(r"\(i32 (?:noundef )?[12]\)", m.group(2)):
+                rows.add(m.group(1))
+        else:
+            assigns.append((m.group(1), m.group(2), set(re.findall(r"%[\w.$-]+", m.group(2)))))
+    for _ in range(4):  # phis refer forward: a few passes reach the fixpoint
+        for res, rhs, ops in assigns:
+            c = re.match(r"(?:trunc|zext|sext)(?: nneg)? \S+ (%[\w.$-]+) to ", rhs)
+            if c and c.group(1) in gids:
+                gids[res] = gids[c.group(1)]
+            if not _FLOW.match(rhs):
+                continue
+            if ops & ids:
+                ids.add(res)
+            if ops & rows:
+                rows.add(res)
+            for vals in derived.values():
+                if ops & vals:
+                    vals.add(res)
+    compared: set[str] = set()
+    multiplied: set[str] = set()
+    conds: dict[str, set[str]] = {}
+    const_conds: dict[str, set[tuple[int, int]]] = {}
+    for res, rhs, _ops in assigns:
+        m = re.match(r"icmp (?:samesign )?([us][lg][te]) \S+ (%[\w.$-]+), (-?\d+)$", rhs)
+        if m and m.group(2) in gids:
+            # `gid < C` and `gid >= C` split at C; `gid <= C`, `gid > C` at C + 1.
+            c = int(m.group(3)) + (1 if m.group(1)[1:] in ("le", "gt") else 0)
+            if c > 0:
+                const_conds[res] = {(gids[m.group(2)], c)}
+            continue
+        m = re.match(r"(icmp \w+|mul(?: nuw| nsw)*) \S+ (%[\w.$-]+), (%[\w.$-]+)$", rhs)
+        if m:
+            a, b = m.group(2), m.group(3)
+            for x, y in ((a, b), (b, a)):
+                if x not in ids or y in ids:
+                    continue
+                hit = {p for p, vals in derived.items() if y in vals}
+                if m.group(1).startswith("icmp"):
+                    compared |= hit
+                    conds.setdefault(res, set()).update(hit)
+                elif x in rows:
+                    multiplied |= hit
+            continue
+        m = re.match(r"(?:and|or|xor|select) i1 (.*)$", rhs)
+        if m:
+            for tok in re.findall(r"%[\w.$-]+", m.group(1)):
+                if tok in conds:
+                    conds.setdefault(res, set()).update(conds[tok])
+                if tok in const_conds:
+                    const_conds.setdefault(res, set()).update(const_conds[tok])
+    blocks, succ = _blocks(body)
+    barrier_blocks = {b for b, ls in blocks.items()
+                      if any(_BARRIER_CALL.search(ln) or any(f"@{c}(" in ln or f'@"{c}"(' in ln for c in reaching)
+                             for ln in ls)}
+
+    def reaches(start: str) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            b = stack.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            if b in barrier_blocks:
+                return True
+            stack += succ.get(b, [])
+        return False
+
+    bounds: set[str] = set()
+    splits: dict[int, set[int]] = {}
+    for ls in blocks.values():
+        for ln in ls:
+            m = re.search(r"br i1 (%[\w.$-]+), label %([\w.$-]+), label %([\w.$-]+)", ln)
+            if not m or (m.group(1) not in conds and m.group(1) not in const_conds) \
+                    or reaches(m.group(2)) == reaches(m.group(3)):
+                continue
+            bounds |= conds.get(m.group(1), set())
+            for d, c in const_conds.get(m.group(1), set()):
+                splits.setdefault(d, set()).add(c)
+    roles = {p: "bound" for p in bounds}
+    roles.update({p: "stride" for p in multiplied - compared - bounds})
+    return roles, splits
+
+
+# The largest local size a split of the global ids (`guard_splits`) gives:
+# the generic one along a single dimension.
+MAX_SPLIT_LOCAL = 16
+
+
+def _split_groups(shape: LocalShape, splits: dict[int, set[int]], dims: set[int]) -> None:
+    """Where `get_global_id(d) < C` decides whether a barrier is reached and
+    the IR gives no other size along d: the largest local size up to
+    `MAX_SPLIT_LOCAL` dividing every such C (PoCL's issue_1747 test, `if
+    (gid < 2) barrier(...)`, "launched with work-groups of size 2"). A
+    split that only a group of 1 divides leaves the generic sizes."""
+    for d, cs in sorted(splits.items()):
+        if d in shape.size or d in shape.single or d not in dims:
+            continue
+        g = 0
+        for c in cs:
+            g = math.gcd(g, c)
+        size = max((k for k in range(2, MAX_SPLIT_LOCAL + 1) if g % k == 0), default=0)
+        if size:
+            shape.size[d] = size
+            shape.reasons.append(f"local size {size} along {d}: get_global_id({d}) against "
+                                 f"{', '.join(map(str, sorted(cs)))} decides whether a barrier is reached,"
+                                 " so a group lies on one side")
+
+
 def check_arg(i: int, a: ArgSpec, ty: str) -> None:
     """Raise `CaseError` unless layout entry `a` can be parameter `i` of LLVM type `ty`."""
     if image_args.check(i, a, ty):
@@ -385,6 +568,8 @@ def infer_case(case: Case, kernel: str | None = None,
     params = list(fn.arguments)
     dims_used = id_dims(mod, name)
     shape = local_shape(canon, name) if not case.ndranges else LocalShape()
+    if not case.ndranges:
+        _split_groups(shape, guard_splits(canon, name), dims_used)
     nds = case.ndranges or launch_ndranges(dims_used, shape)
     launch_note = ""
     if not case.ndranges:
@@ -402,6 +587,22 @@ def infer_case(case: Case, kernel: str | None = None,
     else:
         inferred = True
         body = _function_body(canon, name)
+        names = ["%" + a.name if a.name else f"%{i}" for i, a in enumerate(params)]
+        roles = scalar_roles(canon, name, [n for n, a in zip(names, params, strict=True)
+                                           if re.fullmatch(r"i(16|32|64)", str(a.type))])
+        # A bound that decides whether a barrier is reached: at least every
+        # NDRange's extent (every group whole); a row stride: at least its
+        # number of work-items (rows of every group fit side by side), when
+        # the groups have the kernel's own shape: under generic local sizes
+        # a group's columns need not be as many as its work-items (Parboil's
+        # mxpa SGEMM spans 128 columns per group whatever its size).
+        if not shape.size:
+            roles = {p: r for p, r in roles.items() if r != "stride"}
+        role_value = {
+            "bound": max(nd.offset[d] + nd.global_size[d] for nd in nds for d in range(nd.work_dim)),
+            "stride": max(nd.offset[0] + nd.total for nd in nds),
+        }
+        role_notes = []
         args = []
         for i, a in enumerate(params):
             ty = str(a.type)
@@ -431,7 +632,17 @@ def infer_case(case: Case, kernel: str | None = None,
                 if sty == "i1":
                     elem = "i8"
                 value = "1.5" if elem.startswith("f") else "1"
+                role = roles.get(aname)
+                if role:
+                    value = str(role_value[role])
+                    role_notes.append(f"{aname} = {value}, " + ("a bound on the ids that decides whether a barrier"
+                                                               " is reached" if role == "bound" else
+                                                               "a row stride multiplying an id along"
+                                                               " dimension 1 or 2"))
                 args.append(ArgSpec("scalar", f"{lanes}x{elem}" if lanes > 1 else elem, value=value))
+        if role_notes and launch_note:
+            launch_note = launch_note.replace("); if the kernel", "; scalars tried last: " + ", ".join(role_notes)
+                                              + "); if the kernel", 1)
     if len(args) != len(params):
         raise CaseError(f"layout has {len(args)} arguments, kernel {name} has {len(params)}")
     if not inferred:

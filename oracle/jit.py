@@ -24,7 +24,8 @@ from .instrument import BOUNDS, GLOBALS_FN, RUN_EPOCH, Instrumented, instrument
 from .runtime import FnSig, Unsupported, parse_fn_type
 from .sanitizer import Sanitizer, SanitizerReport, library
 
-_CC = re.compile(r"(?<![\w\"!.$-])spir_(?:kernel|func)\s+")
+_CC = re.compile(r"spir_(?:kernel|func)\s+")
+_NAME_CHAR = frozenset("_\"!.$-")  # before `spir_`, these make it part of a name
 _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
 # The same effects in the spelling before LLVM 16 (Vecz's lit tests use it).
 _LEGACY_MEMORY = re.compile(
@@ -41,7 +42,14 @@ def strip_calling_conventions(text: str) -> str:
     """Drop `spir_kernel`/`spir_func` everywhere: the verifier rejects calls to
     a `spir_kernel`, and definitions and calls must keep agreeing, so every
     function becomes default-convention (the same on x86-64 anyway)."""
-    return _CC.sub("", text)
+    # The check on the character before is done here, not as a look-behind:
+    # a pattern starting with a literal is searched for fast (a look-behind
+    # tried at every position cost a millisecond per module).
+    def drop(m: re.Match[str]) -> str:
+        before = text[m.start() - 1] if m.start() else ""
+        return m.group(0) if before and (before.isalnum() or before in _NAME_CHAR) else ""
+
+    return _CC.sub(drop, text)
 
 
 class BuildError(Exception):
@@ -115,11 +123,18 @@ def native_text(text: str) -> str:
 
 
 def _parse(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
-    mod = parse_in(ctx, native_text(text))
+    return _parse_text(text, ctx, tm)[0]
+
+
+def _parse_text(text: str, ctx: llvm.context.ContextRef, tm: llvm.TargetMachine) -> tuple[llvm.ModuleRef, str]:
+    """The module of `text` made native, and the native text it was read
+    from (what `_reachable` reads instead of printing the module again)."""
+    native = native_text(text)
+    mod = parse_in(ctx, native)
     mod.verify()
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
-    return mod
+    return mod, native
 
 
 def _noinline(fn: llvm.ValueRef) -> None:
@@ -170,15 +185,17 @@ def _references(text: str) -> dict[str, set[str]]:
     return out
 
 
-def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
+def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -> set[str]:
     """The functions (defined or declared) `roots` may call, directly or
     through other functions of `mod` (any reference to a function counts).
 
     Read from the module's text: walking every operand of every instruction
     through llvmlite costs one foreign call per operand, which made this the
-    most expensive step of a campaign's JIT build."""
+    most expensive step of a campaign's JIT build. `text`, when given, is
+    the text `mod` was just parsed from (unchanged since): read instead of
+    printing the module again."""
     fns = {f.name for f in mod.functions}
-    refs = _references(str(mod))
+    refs = _references(str(mod) if text is None else text)
     seen: set[str] = set()
     stack = [r for r in roots if r in fns]
     while stack:
@@ -190,10 +207,10 @@ def _reachable(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
     return seen
 
 
-def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str]) -> set[str]:
-    """Declared functions that the functions `roots` may call."""
+def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -> set[str]:
+    """Declared functions that the functions `roots` may call (`text` as for `_reachable`)."""
     decl = {f.name for f in mod.functions if f.is_declaration}
-    return _reachable(mod, roots) & decl
+    return _reachable(mod, roots, text) & decl
 
 
 def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
@@ -230,7 +247,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     sanitize = any(v.key == SANITIZED for v in variants)
     variants = [v for v in variants if v.key != SANITIZED]
     try:
-        main = _parse(text, ctx, tm)
+        main, main_text = _parse_text(text, ctx, tm)
     except RuntimeError as exc:
         raise BuildError(str(exc).strip().splitlines()[0] if str(exc).strip() else "bad IR") from None
     kfn = main.get_function(kernel)  # raises NameError when absent
@@ -245,7 +262,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
             raise Unsupported(f"kernel parameter of type {p}")
     scalar_decls = _declared(main)
-    used = _reachable_declarations(main, [kernel])
+    used = _reachable_declarations(main, [kernel], main_text)
     _check_symbols({n: s for n, s in scalar_decls.items() if n in used})
     errors: dict[str, tuple[str, str]] = {}
     info: Instrumented | None = None
@@ -269,7 +286,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     keys: dict[str, str] = {}
     for i, v in enumerate(variants):
         try:
-            vm = _parse(v.text, ctx, tm)
+            vm, vm_text = _parse_text(v.text, ctx, tm)
         except RuntimeError as exc:
             errors[v.key] = ("vectorizer-error", "invalid vectorizer output: " + " ".join(str(exc).split())[:300])
             continue
@@ -278,7 +295,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         except NameError:
             errors[v.key] = ("vectorizer-error", f"vectorized function {v.function} not in output")
             continue
-        vused = _reachable_declarations(vm, [v.function])
+        vused = _reachable_declarations(vm, [v.function], vm_text)
         new = {n: s for n, s in _declared(vm).items() if n not in scalar_decls and n in vused}
         try:
             _check_symbols(new)

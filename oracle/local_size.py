@@ -16,6 +16,16 @@ generic local sizes:
   local size along d is at most B - c, taken as the size (a tile is
   indexed by the work-items that fill it); a flattened index
   `lid(a) + lid(b) * K` into B elements bounds the size along b by B / K;
+- `get_group_id(d) * S + get_local_id(d) * K` (K > 1): a group spans S
+  elements, K each, so S / K along d;
+- `get_group_id(a) * S + get_local_id(b) * get_local_size(a) +
+  get_local_id(a)`: S work-items a group, 16 (the generic size) along a;
+- a loop from `get_local_id(d)` in constant steps of C: C along d (before
+  the tiles: the work-items take turns through the elements, C apart);
+- `get_local_id(d) < C` with `get_local_id(d) - C` for the others: two
+  halves of C (unless a tile indexed by the local id is smaller);
+- `get_local_id(d) / C` or `get_local_size(d) / C` (or shifts) with C
+  above the generic 16: C along d (a warp, a virtual block);
 - no `get_global_id`/`get_group_id` (nor a linear or offset query) along d:
   one work-group along d.
 
@@ -38,6 +48,11 @@ _MUX_QUERY = re.compile(r"call [^@]*@__mux_(get_(?:local|global|group)_id|get_gl
 _CAST = re.compile(r"^(?:trunc|zext|sext)(?: nneg)? \S+ (%[\w.$-]+) to ")
 _AND_MASK = re.compile(r"^and \S+ (%[\w.$-]+), (\d+)$")
 _BIN = re.compile(r"^(add|mul|shl|or)(?: (?:nuw|nsw|disjoint))* \S+ (%[\w.$-]+|-?\d+), (%[\w.$-]+|-?\d+)$")
+# `lid / C`, `lid >> k`, `get_local_size / C`: work-items in sets of C.
+_DIV = re.compile(r"^(udiv|sdiv|lshr|ashr)(?: exact)? \S+ (%[\w.$-]+), (\d+)$")
+# `lid < C` (or `lid > C - 1`): a split of the group at C.
+_CMP = re.compile(r"^icmp (?:samesign )?(ult|slt|ugt|sgt) \S+ (%[\w.$-]+), (-?\d+)$")
+_LSIZE = re.compile(r"call [^@]*@(?:_Z14get_local_sizej|__mux_get_local_size)\(i32 (?:noundef )?(\d)\)")
 _GEP = re.compile(r"^getelementptr(?: (?:inbounds|nuw|nusw|inrange\(\S+\)))* (.+?), ptr addrspace\(3\) "
                   r"(@[\w.$\"-]+|%[\w.$-]+)((?:, i\d+ (?:%[\w.$-]+|-?\d+))*)$")
 _GLOBAL = re.compile(r"^(@[\w.$\"-]+) = .*addrspace\(3\) global (.+?)(?: undef| poison| zeroinitializer)", re.M)
@@ -46,6 +61,10 @@ _REQD = re.compile(r"!reqd_work_group_size (![\d]+)")
 # area (an FFT's 576 floats, a scan's 1024 padded slots), not a tile whose
 # extent is the group's: it gives no local size.
 MAX_TILE = 256
+# Sets of C work-items (`get_local_id(d) / C`) give the local size only when
+# C exceeds the generic local size (which a smaller C divides anyway).
+GENERIC_LOCAL = 16
+MAX_SETS = 1024
 _SCALAR_SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "float": 4, "double": 8}
 
 
@@ -121,6 +140,16 @@ def local_shape(text: str, kernel: str) -> LocalShape:
     queried: set[int] = set()
     grouped: set[int] = set()  # dimensions with a global or group id (or all three)
     exact: dict[int, tuple[int, str]] = {}
+    # `lid(d) < C` tests (C) and `lid(d) - C` terms (C): a group split at C.
+    split_at: dict[int, set[int]] = {}
+    split_off: dict[int, set[int]] = {}
+    # `lid(d) / C`, `get_local_size(d) / C`: work-items in sets of C.
+    sets: dict[int, tuple[int, str]] = {}
+    # `for (i = lid(d); ...; i += C)`: d -> C (the work-items of a group
+    # take turns through the elements, C apart).
+    steps: dict[int, int] = {}
+    # `get_group_id(a) * S + lid(b) * get_local_size(a) + lid(a)`: a -> (S, b).
+    spans: dict[int, tuple[int, int]] = {}
     bound: dict[int, tuple[int, str]] = {}
     bound_obj: dict[int, str] = {}
     # Objects with a pointer derived in a way the rules do not follow (a
@@ -144,7 +173,15 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             for x in dims:
                 n *= x
             ptrs[g] = (g, n, size, None)
+        phis: dict[str, list[str]] = {}
+        incs: dict[str, tuple[str, int]] = {}
         for line in bodies[fname].splitlines():
+            pm = re.match(r"\s*(%[\w.$-]+) = phi i(?:32|64) (.*)$", line)
+            if pm:
+                phis[pm.group(1)] = re.findall(r"\[ (%[\w.$-]+), ", pm.group(2))
+            im = re.match(r"\s*(%[\w.$-]+) = add(?: nuw| nsw)* i(?:32|64) (%[\w.$-]+), (\d+)(?:, !.*)?$", line)
+            if im:
+                incs[im.group(1)] = (im.group(2), int(im.group(3)))
             q = _QUERY.search(line)
             qm = _MUX_QUERY.search(line) if q is None else None
             if q or qm:
@@ -166,6 +203,27 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             if not a:
                 continue
             name, rhs = a.group(1), a.group(2).strip()
+            ls = _LSIZE.search(rhs)
+            if ls and int(ls.group(1)) < 3:
+                vals[name] = ("lsize", int(ls.group(1)), 0)
+                continue
+            dv = _DIV.match(rhs)
+            if dv and dv.group(2) in vals:
+                v = vals[dv.group(2)]
+                k = int(dv.group(3))
+                c = k if dv.group(1).endswith("div") else (1 << k if k < 31 else 0)
+                if v[0] in ("lid", "lsize") and v[2] == 0 and c > 1 and (v[1] not in sets or c > sets[v[1]][0]):
+                    what = "get_local_id" if v[0] == "lid" else "get_local_size"
+                    sets[v[1]] = (c, f"{what}({v[1]}) / {c}")
+                continue
+            cm = _CMP.match(rhs)
+            if cm and cm.group(2) in vals:
+                v = vals[cm.group(2)]
+                if v[0] == "lid" and v[2] == 0:
+                    c = int(cm.group(3)) + (1 if cm.group(1).endswith("gt") else 0)
+                    if c > 1:
+                        split_at.setdefault(v[1], set()).add(c)
+                continue
             rhs = re.sub(r", !\w+ !\d+", "", rhs)
             c = _CAST.match(rhs) or _AND_MASK.match(rhs)
             if c and c.group(1) in vals:
@@ -182,10 +240,35 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                     k = int(y)
                     if op == "add" and vx[0] == "lid":
                         vals[name] = ("lid", vx[1], vx[2] + k)
+                        if vx[2] + k < 0:
+                            split_off.setdefault(vx[1], set()).add(-(vx[2] + k))
                     elif op == "add" and vx[0] == "flat":
                         vals[name] = ("flat", vx[1], vx[2], vx[3], vx[4] + k)
                     elif op in ("mul", "shl") and vx[0] in ("lid", "grp") and vx[2] == 0 and 0 <= k < 31:
                         vals[name] = ("scaled" if vx[0] == "lid" else "gscaled", vx[1], k if op == "mul" else 1 << k)
+                elif vx and vy and op == "mul" and {vx[0], vy[0]} == {"lid", "lsize"}:
+                    lid, ls_ = (vx, vy) if vx[0] == "lid" else (vy, vx)
+                    if lid[2] == 0 and lid[1] != ls_[1]:
+                        vals[name] = ("dscaled", lid[1], ls_[1])
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"lid", "dscaled"}:
+                    # `lid(b) * get_local_size(a) + lid(a)`: the flattened local id.
+                    lid, ds = (vx, vy) if vx[0] == "lid" else (vy, vx)
+                    if lid[2] == 0 and lid[1] == ds[2]:
+                        vals[name] = ("dflat", lid[1], ds[1])
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"dflat", "gscaled"}:
+                    # `get_group_id(a) * S + flattened local id`: a group of S
+                    # work-items, whatever its shape.
+                    fl, gs = (vx, vy) if vx[0] == "dflat" else (vy, vx)
+                    if gs[1] == fl[1]:
+                        spans.setdefault(fl[1], (gs[2], fl[2]))
+                elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"scaled", "gscaled"} \
+                        and vx[1] == vy[1]:
+                    # `get_group_id(d) * S + get_local_id(d) * K`: a group spans S
+                    # elements, K per work-item, so its size along d is S / K.
+                    sc, gs = (vx, vy) if vx[0] == "scaled" else (vy, vx)
+                    if sc[2] > 1 and gs[2] % sc[2] == 0:
+                        exact.setdefault(sc[1], (gs[2] // sc[2], f"get_group_id({sc[1]}) * {gs[2]} + get_local_id("
+                                                 f"{sc[1]}) * {sc[2]}"))
                 elif vx and vy and op in ("add", "or") and {vx[0], vy[0]} == {"flat", "gscaled"}:
                     # `get_group_id(a) * S + lid(a) + lid(b) * K`: a group spans S
                     # flattened work-items, so the size along b is S / K.
@@ -226,6 +309,9 @@ def local_shape(text: str, kernel: str) -> LocalShape:
                         exact.setdefault(term[1], (k, f"get_local_id({term[1]}) + get_local_id({v[1]}) * {k}"
                                                   f" indexing {obj}"))
                         note_bound(v[1], avail // k, f"{obj} of {avail} elements indexed by a flattened local id", obj)
+                        # Followed: the flattened id stays inside the tile.
+                        ptrs[name] = (obj, avail, esize, None)
+                        continue
                 lost.add(obj)  # the pointer it makes is not followed
                 continue
             n_src = 1
@@ -249,13 +335,45 @@ def local_shape(text: str, kernel: str) -> LocalShape:
             last = vals.get(idxs[-1])
             ptrs[name] = (obj, rest if sdims else avail, esize,
                           last if len(idxs) == 1 and last and last[0] == "lid" else None)
+        for phi, incoming in phis.items():
+            starts = [vals[t] for t in incoming if t in vals]
+            step = [incs[t][1] for t in incoming if t in incs and incs[t][0] == phi]
+            if len(incoming) == 2 and len(starts) == 1 and starts[0][0] == "lid" and starts[0][2] == 0 \
+                    and len(step) == 1 and 1 < step[0] <= MAX_SETS:
+                steps.setdefault(starts[0][1], step[0])
+    for a, (s_items, b) in spans.items():
+        # S work-items flattened with get_local_size: the generic size along
+        # a (the size asked for along a is not in the IR), S / it along b.
+        if a in exact or b in exact or s_items <= GENERIC_LOCAL or s_items % GENERIC_LOCAL:
+            continue
+        exact[a] = (GENERIC_LOCAL, f"get_group_id({a}) * {s_items} + get_local_id({b}) * get_local_size({a}) +"
+                    f" get_local_id({a}): a group of {s_items} work-items, {GENERIC_LOCAL} along {a}")
+        exact[b] = (s_items // GENERIC_LOCAL, f"a group of {s_items} work-items, {GENERIC_LOCAL} along {a}")
     for d in sorted(queried):
+        # A split at C with `lid - C` for the work-items past it: two halves
+        # of C (Rodinia's LUD perimeter: rows by the first, columns by the
+        # second), unless a tile indexed by the local id is smaller.
+        halves = sorted(split_at.get(d, set()) & split_off.get(d, set()))
+        split = 2 * halves[-1] if halves else 0
         if d in exact:
             out.size[d] = exact[d][0]
             out.reasons.append(f"local size {exact[d][0]} along {d}: {exact[d][1]}")
+        elif 1 < split <= 2 * MAX_TILE and not (d in bound and bound[d][0] < split):
+            out.size[d] = split
+            out.reasons.append(f"local size {split} along {d}: get_local_id({d}) < {split // 2} splits the group,"
+                               f" the rest use get_local_id({d}) - {split // 2}")
+        elif d in steps:
+            # Before the tiles: the loop says how many take turns.
+            out.size[d] = steps[d]
+            out.reasons.append(f"local size {steps[d]} along {d}: a loop from get_local_id({d}) in steps of {steps[d]}")
         elif d in bound and bound[d][0] <= MAX_TILE and bound_obj[d] not in lost:
             out.size[d] = bound[d][0]
             out.reasons.append(f"local size {bound[d][0]} along {d}: {bound[d][1]}")
+        elif d in sets and GENERIC_LOCAL < sets[d][0] <= MAX_SETS:
+            # Work-items in sets of C (a warp, a virtual block) larger than
+            # the generic local size: one set per group.
+            out.size[d] = sets[d][0]
+            out.reasons.append(f"local size {sets[d][0]} along {d}: {sets[d][1]}")
     for d in sorted(queried - grouped):
         out.single.add(d)
         out.reasons.append(f"one work-group along {d}: no global or group id queried along it")

@@ -15,11 +15,13 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from fuzz import journal as journal_mod
 from fuzz.campaign import Campaign, CampaignError, Spec
 from fuzz.cli import main as fuzz_main
 from fuzz.journal import Journal
@@ -243,15 +245,35 @@ def test_a_journal_is_used_by_one_campaign_at_a_time(tmp_path: Path,
     first = Journal(path)
     first.lock()
     first.append({"type": "start", "spec": {}})
+    t0 = time.monotonic()
     try:
         with pytest.raises(CampaignError, match=f"journal {path} is in use by pid {os.getpid()}"):
             Campaign(TINY, count=3, jobs=1, journal=path, resume=True, progress=False).run()
         assert fuzz_main(["run", "--count", "3", "--profile", "tiny", "--journal", str(path), "--resume",
                           "--no-progress", "--jobs", "1"]) == 2
         assert f"is in use by pid {os.getpid()}" in capsys.readouterr().err
+        # Each refusal came after the grace period for a lock about to be released.
+        assert time.monotonic() - t0 >= 2 * journal_mod.LOCK_GRACE_SECONDS
     finally:
         first.close()
     # Once the first campaign has ended, the journal is free again.
     rep = Campaign(TINY, count=0, jobs=1, journal=path, resume=True, progress=False).run()
     assert rep.seeds == 0 and not rep.interrupted
     assert [r["type"] for r in Journal(path).records()] == ["start", "start", "end"]
+
+
+def test_a_journal_lock_released_within_the_grace_period_is_taken(tmp_path: Path) -> None:
+    """A campaign resumed right after an interrupted one may find the lock still
+    shared with a just-forked oracle worker; it waits for it instead of naming
+    itself as the holder."""
+    path = tmp_path / "j.jsonl"
+    first = Journal(path)
+    first.lock()
+    first.append({"type": "start", "spec": {}})
+    releaser = threading.Timer(0.3, first.close)
+    releaser.start()
+    try:
+        rep = Campaign(TINY, count=0, jobs=1, journal=path, resume=True, progress=False).run()
+    finally:
+        releaser.join()
+    assert rep.seeds == 0 and not rep.interrupted

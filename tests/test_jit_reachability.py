@@ -45,3 +45,14 @@ def test_references_read_each_definition_to_its_closing_brace() -> None:
     refs = jit._references(MODULE)
     assert refs["leaf"] == set()
     assert refs["k"] == {"_Z13get_global_idj", 'helper"q'}
+
+
+def test_calling_conventions_dropped_only_where_they_are_keywords() -> None:
+    text = ('define spir_kernel void @k() {\n  call spir_func void @"x.spir_func f"()\n'
+            '  call spir_func void @a.spir_func()\n  ret void\n}\n'
+            'declare spir_func void @"x.spir_func f"()\ndeclare   spir_func  void @a.spir_func()\n'
+            '@s = constant [13 x i8] c"_spir_kernel \\00"\n')
+    assert jit.strip_calling_conventions(text) == (
+        'define void @k() {\n  call void @"x.spir_func f"()\n  call void @a.spir_func()\n  ret void\n}\n'
+        'declare void @"x.spir_func f"()\ndeclare   void @a.spir_func()\n'
+        '@s = constant [13 x i8] c"_spir_kernel \\00"\n')

@@ -4,6 +4,7 @@ remarks a request run from the start gives."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,59 @@ def test_least_recently_used_entry_goes_first() -> None:
     assert cache.get(("a",)) is not None
     cache.put(("c",), Snapshot(0, True, ("c",)))
     assert cache.get(("b",)) is None and cache.get(("a",)) is not None
+
+
+def test_resumed_requests_carry_a_stub_of_the_original_kernel() -> None:
+    CACHE.clear()
+    vectorize(DIVERGENT, kernel="k", width=4)
+    snap = CACHE._entries[_key(DIVERGENT, KernelRequest("k", 4))]
+    assert snap.kernel_body is not None and "fcmp ogt" in snap.kernel_body.lines
+    assert "fcmp ogt" not in snap.module_text.split("@__vecz_tmp_k")[0]  # the stub stands before the clone
+    # From `prepare` on: the snapshot every dimension shares has it too.
+    shared = CACHE._entries[PreparedCache.any_dimension(_key(DIVERGENT, KernelRequest("k", 4)))]
+    assert shared.kernel_body == snap.kernel_body
+
+
+def test_kernel_body_put_back_with_its_attribute_groups_named_in_place(monkeypatch) -> None:
+    from vectorizer.passes import prepared_cache
+
+    text = DIVERGENT.replace("@_Z13get_global_idj(i32 0)", "@_Z13get_global_idj(i32 0) #0")
+    text += "\nattributes #0 = { nounwind willreturn memory(none) }\n"
+    want = {w: _fresh(text, w).ir for w in (4, 8)}
+    snap = CACHE._entries[_key(text, KernelRequest("k", 8))]
+    assert snap.kernel_body is not None and snap.kernel_body.attributes  # the call names a group
+    # As if the printed module no longer defined the groups as the snapshot
+    # read them: the body names the attributes itself.
+    real = prepared_cache.KernelBody.put_back
+
+    def renumbered(self, text):
+        moved = tuple((key, line.replace("{ ", "{  ")) for key, line in self.attributes)
+        assert not any(f"\n{line}\n" in text for _, line in moved)
+        given = real(replace(self, attributes=moved), text)
+        assert "@_Z13get_global_idj(i32 0) nounwind willreturn memory(none)" in given
+        return given
+
+    monkeypatch.setattr(prepared_cache.KernelBody, "put_back", renumbered)
+    CACHE.clear()
+    for w in (4, 8):
+        assert vectorize(text, kernel="k", width=w).ir == want[w]
+    assert CACHE.hits
+
+
+@pytest.mark.parametrize("change", [
+    ("declare i64", "define void @h(ptr addrspace(1) %x) {\n  call void @k(ptr addrspace(1) %x, ptr addrspace(1) %x)\n"
+                    "  ret void\n}\n\ndeclare i64"),  # another function calls the kernel
+    ("%v = load float, ptr addrspace(1) %p, align 4", "%v = load float, ptr addrspace(1) %p, align 4, !nontemporal !0"),
+    ("define spir_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b)",
+     "define spir_kernel void @k(ptr addrspace(1) %0, ptr addrspace(1) %b)"),
+])
+def test_no_stub_where_putting_the_body_back_could_differ(change) -> None:
+    from vectorizer.llvm_bridge import canonicalize
+    from vectorizer.passes.prepared_cache import stub_kernel
+
+    text = DIVERGENT.replace(*change).replace("%a, i64 %id", "%0, i64 %id" if "%0" in change[1] else "%a, i64 %id")
+    if "!0" in text:
+        text += "!0 = !{i32 1}\n"
+    assert text != DIVERGENT
+    assert stub_kernel(canonicalize(DIVERGENT), "k") is not None
+    assert stub_kernel(canonicalize(text), "k") is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -156,11 +157,25 @@ def host_target_machine(opt: int = 2, codemodel: str = "default", features: str 
     )
 
 
+_PASS_TARGET = threading.local()
+
+
+def pass_target_machine() -> llvm.TargetMachine:
+    """The host target machine (-O2 defaults) the pass builders here use,
+    made once per thread: creating one costs about a millisecond, paid on
+    every crossing to LLVM before. Never handed to a JIT (an execution
+    engine takes ownership of its target machine)."""
+    tm = getattr(_PASS_TARGET, "tm", None)
+    if tm is None:
+        tm = _PASS_TARGET.tm = host_target_machine()
+    return tm
+
+
 def run_passes(src: str | llvm.ModuleRef, passes: Iterable[str]) -> str:
     """Run LLVM passes (by LLVM name, see `KNOWN_PASSES`) over a module; return its text."""
     mod = src if isinstance(src, llvm.ModuleRef) else parse(src)
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
-    pb = llvm.create_pass_builder(host_target_machine(), pto)
+    pb = llvm.create_pass_builder(pass_target_machine(), pto)
     mpm = llvm.create_new_module_pass_manager()
     for name in passes:
         try:
@@ -178,7 +193,7 @@ def optimize(src: str | llvm.ModuleRef, speed_level: int = 3, vectorize: bool = 
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = vectorize
     pto.slp_vectorization = vectorize
-    pb = llvm.create_pass_builder(host_target_machine(), pto)
+    pb = llvm.create_pass_builder(pass_target_machine(), pto)
     mpm = pb.getModulePassManager()
     mpm.run(mod, pb)
     return str(mod)
@@ -198,7 +213,7 @@ def _passes_on_text(src: str, function: str, passes: tuple[str, ...]) -> str:
 
 def _run_function_passes(mod: llvm.ModuleRef, function: str, passes: Iterable[str]) -> str:
     pto = llvm.create_pipeline_tuning_options(speed_level=2)
-    pb = llvm.create_pass_builder(host_target_machine(), pto)
+    pb = llvm.create_pass_builder(pass_target_machine(), pto)
     fpm = llvm.create_new_function_pass_manager()
     for name in passes:
         if name not in _FUNCTION_PASSES:

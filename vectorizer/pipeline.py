@@ -191,7 +191,7 @@ def vectorize_kernel(
             index += first  # the manager counts from the first pass it runs
             if index > last_shared or not (result.stop or is_resume_point(p.name, result.changed)):
                 return
-            snap = snapshot_of(st, index, stopped=result.stop)
+            snap = snapshot_of(st, index, stopped=result.stop, stub=p.name == LAST_SHARED)
             PREPARED.put(cache_key, snap)
             if any_dim is not None and index <= prepare_at:
                 PREPARED.put(any_dim, snap)
@@ -235,6 +235,9 @@ def link_metadata(text: str, outcomes: list[KernelOutcome]) -> str:
     done = [o for o in outcomes if o.vectorized_name]
     if not done:
         return text
+    appended = _append_link_metadata(text, done)
+    if appended is not None:
+        return appended
     next_id = max((int(m) for m in re.findall(r"^!(\d+) = ", text, re.M)), default=-1) + 1
     nodes, refs = [], []
     for o in done:
@@ -251,6 +254,103 @@ def link_metadata(text: str, outcomes: list[KernelOutcome]) -> str:
         refs = old + refs
     text = text.rstrip("\n") + "\n\n" + f"!{LINK_METADATA} = !{{{', '.join(refs)}}}\n" + "\n".join(nodes) + "\n"
     return llvm_bridge.canonicalize(text)
+
+
+_SIMPLE_NAME = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
+_NAMED_MD = re.compile(r"![-a-zA-Z$._][-a-zA-Z$._0-9]* = ")
+_NODE = re.compile(r"!(\d+) = (.*)")
+
+
+def _append_link_metadata(text: str, done: list[KernelOutcome]) -> str | None:
+    """`link_metadata`'s result written into LLVM's text directly, when the
+    text is laid out so that LLVM's own re-print is known: every metadata
+    node hangs off named metadata only (no global, function or instruction
+    mentions one), so LLVM numbers the existing nodes as before and the new
+    ones next, in order; `!vecz.vectorized` is new (it goes last among the
+    named metadata); the names are printed unquoted; no existing node has the
+    new nodes' content (LLVM would merge them). Else None (the LLVM round
+    trip decides). Saves a parse and a print of the whole module per request."""
+    if f"\n!{LINK_METADATA} = " in text or not text.endswith("\n"):
+        return None
+    if not all(_SIMPLE_NAME.fullmatch(n or "") for o in done for n in (o.request.kernel, o.vectorized_name)):
+        return None
+    lines = text[:-1].split("\n")
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("!")), len(lines))
+    body, tail = lines[:first], lines[first:]
+    if any("!" in ln for ln in body):
+        return None  # metadata mentioned outside named metadata (or a `!` in a string: no matter)
+    # LLVM's layout: the named metadata, then a blank line and the numbered nodes.
+    named = 0
+    while named < len(tail) and _NAMED_MD.match(tail[named]):
+        named += 1
+    if tail and (not named or body[-1:] != [""]):
+        return None
+    nodes = tail[named + 1:]
+    if named < len(tail) and (tail[named] != "" or not nodes):
+        return None
+    existing = []
+    for i, ln in enumerate(nodes):
+        m = _NODE.fullmatch(ln)
+        if m is None or int(m.group(1)) != i:
+            return None
+        existing.append(m.group(2))
+    new = [f"!{{ptr @{o.request.kernel}, ptr @{o.vectorized_name}, i32 {o.width}, i32 {o.request.dim}}}"
+           for o in done]
+    if any(n in existing for n in new) or len(set(new)) != len(new):
+        return None
+    body = _preds_as_parsed(body)
+    if body is None:
+        return None
+    first_id = len(existing)
+    refs = ", ".join(f"!{first_id + i}" for i in range(len(new)))
+    out = [*body, *([] if tail else [""]), *tail[:named], f"!{LINK_METADATA} = !{{{refs}}}", "", *nodes,
+           *(f"!{first_id + i} = {n}" for i, n in enumerate(new))]
+    return "\n".join(out) + "\n"
+
+
+_LABEL = re.compile(r'("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+):(?:( +); preds = (.*)|( +; No predecessors!))?')
+
+
+def _preds_as_parsed(lines: list[str]) -> list[str] | None:
+    """`lines` (LLVM's print of a module) with each block's `; preds =`
+    comment in the order LLVM prints it for the module freshly parsed from
+    them. LLVM lists a block's predecessors in the order of its use list,
+    most recent use first: after passes that is the order the passes left,
+    after a parse it is the reverse of the text order of the branches.
+    Only these comments depend on use-list order. None when a block name
+    is not one this reads (the LLVM round trip decides)."""
+    out = list(lines)
+    index: dict[str, int] = {}
+    pending: list[tuple[int, str, str]] = []  # (line, label and padding, preds)
+    inside = entry_named = first = False
+    for i, ln in enumerate(lines):
+        if not inside:
+            inside = ln.startswith("define ") and ln.endswith("{")
+            index, pending, first, entry_named = {}, [], True, False
+            continue
+        if ln == "}":
+            inside = False
+            for at, head, preds in pending:
+                names = preds.split(", ")
+                unknown = {n for n in names if n not in index}
+                if '"' in preds or len(unknown) > (0 if entry_named else 1):
+                    return None
+                # The one block without a label line is the entry block (first).
+                order = sorted(names, key=lambda n: -index.get(n, 0))
+                out[at] = f"{head}; preds = {', '.join(order)}"
+            continue
+        if ln.startswith((" ", ";")) or not ln:
+            first = first and not ln.startswith(" ")
+            continue
+        if first:
+            entry_named, first = True, False
+        m = _LABEL.fullmatch(ln)
+        if m is None:
+            return None
+        index[f"%{m.group(1)}"] = len(index) + 1
+        if m.group(3) is not None:
+            pending.append((i, f"{m.group(1)}:{m.group(2)}", m.group(3)))
+    return out
 
 
 def _quote(name: str) -> str:

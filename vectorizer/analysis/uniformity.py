@@ -24,15 +24,29 @@ This analysis only reads the IR. Later analyses (divergence) add roots with
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
-from ..builtins import BuiltinKind, classify
-from ..builtins.info import is_pure_callee
+from ..builtins import BuiltinKind
+from ..builtins import classify as _classify
+from ..builtins.info import is_pure_callee as _is_pure_callee
 from ..builtins.masked import classify_masked_call
 from ..builtins.work_item import VARYING_ANY_DIM, VARYING_KINDS
 from ..ir import instructions as I
 from ..ir import values as V
+from ..ir.module import BasicBlock, Function
 from ..ir.types import PointerType
+
+# What a callee's name says, remembered by name (both are functions of the
+# name alone, and frozen): every computation of the analysis asks it for
+# every call of the function again.
+classify = functools.lru_cache(maxsize=2048)(_classify)
+is_pure_callee = functools.lru_cache(maxsize=2048)(_is_pure_callee)
+
+# Values that are never varying. Bound once: `V.BasicBlock` and `V.Function`
+# are looked up through `values.__getattr__` (an import) on every use, which
+# was a fifth of this analysis's time.
+_NEVER_VARYING = (V.Constant, BasicBlock, Function)
 
 
 def _may_write_memory(inst: V.Value) -> bool:
@@ -250,27 +264,40 @@ class UniformValueAnalysis:
     def mark_varying(self, *roots: V.Value) -> None:
         """Mark `roots` varying and propagate to their users."""
         work = [r for r in roots if self._add(r)]
+        # What a user is does not change during one propagation (the IR is
+        # only read): each user is classified once however many of its
+        # operands are varying. Kept for this call only (ids are reused once
+        # the IR changes).
+        seen: dict[int, tuple[bool, object]] = {}
         while work:
             value = work.pop()
             for user in value.users:
-                if _may_write_memory(user):
-                    # A varying side effect on private memory makes that memory varying.
-                    for op in user.operands:
-                        if isinstance(op.type, PointerType):
-                            for alloca in allocas_reached(op):
-                                if self._add(alloca):
-                                    work.append(alloca)
-                if is_lane_reduction(user) or is_packet_uniform_collective(user):
-                    continue  # "any/all active lanes", a sub-group reduction: one answer for the packet
-                if _only_masks(user, value):
+                known = seen.get(id(user))
+                if known is None:
+                    if _may_write_memory(user):
+                        # A varying side effect on private memory makes that memory varying
+                        # (the same allocas for every operand: marked on the first visit).
+                        for op in user.operands:
+                            if isinstance(op.type, PointerType):
+                                for alloca in allocas_reached(op):
+                                    if self._add(alloca):
+                                        work.append(alloca)
+                    # "any/all active lanes", a sub-group reduction: one answer for the packet.
+                    one_answer = is_lane_reduction(user) or is_packet_uniform_collective(user)
+                    masked = None if one_answer else classify_masked_call(user)
+                    known = seen[id(user)] = (one_answer, masked)
+                one_answer, masked = known
+                if one_answer:
                     continue
+                if masked is not None and masked.kind == "load" and masked.pointer is not value:
+                    continue  # only the mask of a masked load (`_only_masks`)
                 if self._add(user):
                     work.append(user)
 
     def _add(self, value: V.Value) -> bool:
         if id(value) in self._varying:
             return False
-        if isinstance(value, (V.Constant, V.BasicBlock, V.Function)):
+        if isinstance(value, _NEVER_VARYING):
             return False
         self._varying.add(id(value))
         self._values.append(value)

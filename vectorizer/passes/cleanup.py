@@ -50,8 +50,11 @@ class Cleanup(Pass):
         from ..pipeline import VectorizerBug
 
         request = state.request
+        text = print_module(state.module)
+        if state.kernel_body is not None:
+            text = state.kernel_body.put_back(text)  # resumed with a stub of the original kernel
         try:
-            cleaned = llvm_bridge.run_function_passes(print_module(state.module), state.name, CLEANUP)
+            cleaned = llvm_bridge.run_function_passes(text, state.name, CLEANUP)
         except llvm_bridge.IRError as exc:
             raise VectorizerBug(
                 f"vectorizing '{request.kernel}' at width {state.width} produced invalid IR "

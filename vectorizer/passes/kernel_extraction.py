@@ -45,6 +45,7 @@ _MD_OR_STRING = re.compile(r'"[^"]*"|!(\d+)\b')
 def _sub_refs(pattern: re.Pattern, text: str, new: Callable[[str], str]) -> str:
     """`text` with each reference (group 1) replaced by `new(reference)`."""
     return pattern.sub(lambda m: m.group(0) if m.group(1) is None else new(m.group(1)), text)
+_KERNEL_DEFINE = re.compile(r"^define [^\n]* spir_kernel ", re.M)  # as `Entity.is_kernel` reads it
 _UNUSUAL = re.compile(r"^(\$|module asm|uselistorder)|= (?:\w+ )*(alias|ifunc) |distinct !", re.M)
 
 
@@ -256,12 +257,16 @@ def vectorize_split(
     holding only what it needs (`run_one(sub_text, request)` vectorizes one);
     requests the splice cannot take run on the whole module. Returns the
     final (canonical) text and the outcomes."""
-    try:
-        parts = ModuleParts.parse(text)
-    except Irregular:
-        parts = None
+    parts = None
+    # One kernel: its module is as small as it gets (counted without cutting
+    # the module up: the oracle's requests are all of this kind).
+    if len(_KERNEL_DEFINE.findall(text, 0)) >= 2:
+        try:
+            parts = ModuleParts.parse(text)
+        except Irregular:
+            parts = None
     if parts is not None and sum(f.is_kernel for f in parts.functions.values()) < 2:
-        parts = None  # one kernel: its module is as small as it gets
+        parts = None
     outcomes = []
     current = text  # the whole module, when the parts are not kept up to date
     spliced = False

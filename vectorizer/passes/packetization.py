@@ -5,6 +5,7 @@ last check for varying branches, and the packetizer itself."""
 
 from __future__ import annotations
 
+from .. import llvm_bridge
 from ..analysis.data_layout import DataLayout
 from ..analysis.packetization import PacketizationAnalysis
 from ..analysis.uniformity import UniformValueAnalysis
@@ -176,7 +177,8 @@ def _scalar_copy(state: KernelState) -> None:
     clone_function(module.get_function(state.request.kernel), name)
     outcome.vectorized_name = name
     outcome.stats["seconds"] = time.perf_counter() - state.t0
-    state.result_text = print_module(module)
+    # LLVM's print, as every other result: `link_metadata` writes into that layout.
+    state.result_text = llvm_bridge.canonicalize(print_module(module))
 
 
 class NameKernel(Pass):

@@ -89,8 +89,18 @@ class Prepare(Pass):
     summary = "LLVM: " + ",".join(PREPARATION) + " on the clone (printed, run, re-read)"
 
     def run(self, state: KernelState, am) -> PassResult:
+        from .prepared_cache import stub_kernel
+
+        text = print_module(state.module)
+        # From here on no pass reads the original kernel's body: it is set
+        # aside and the module carries a stub, so this crossing, control-flow
+        # conversion's and every later parse and print handle the clone
+        # alone; the cleanup puts the body back (prepared_cache.KernelBody).
+        stubbed = stub_kernel(text, state.request.kernel) if state.kernel_body is None else None
+        if stubbed is not None:
+            text, state.kernel_body = stubbed
         try:
-            prepared = llvm_bridge.run_function_passes(print_module(state.module), state.temp_name, PREPARATION)
+            prepared = llvm_bridge.run_function_passes(text, state.temp_name, PREPARATION)
         except llvm_bridge.IRError as exc:
             from ..pipeline import VectorizerBug
 

@@ -27,6 +27,7 @@ kernel's other dimensions resume. Only the most recent few kernels are kept.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -48,6 +49,80 @@ LAST_SHARED = "control-flow-conversion"
 MAX_ENTRIES = 4
 
 
+_SIMPLE_NAME = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
+_ATTR_OR_STRING = re.compile(r'"[^"]*"|#(\d+)\b')
+
+
+@dataclass(frozen=True)
+class KernelBody:
+    """The original kernel's body, left out of the module from `prepare` on
+    (no later pass reads it: they work on the clone) and put back into the
+    text the cleanup hands to LLVM. The crossings, the re-reads and every
+    resumed request then handle a module of about half the size.
+
+    `lines` is LLVM's text of the body (between the `define` line and the
+    closing brace), `attributes` the `attributes #N = {...}` lines of the
+    groups it names, as the snapshot's text numbered them."""
+
+    kernel: str
+    lines: str
+    attributes: tuple[tuple[str, str], ...]
+
+    def put_back(self, text: str) -> str:
+        """`text` (our print of the module) with the stub's body replaced
+        by this one. The groups keep their numbers when `text` still defines
+        them alike (our printer keeps a module's groups as it read them);
+        else the body names their attributes in place, which LLVM reads as
+        the same attribute sets."""
+        m = _define(text, self.kernel)
+        end = text.find("\n}\n", m.end()) if m is not None else -1
+        if m is None or end < 0:
+            raise ValueError(f"the stub of '{self.kernel}' is not in the printed module")
+        body = self.lines
+        if not all(f"\n{line}\n" in text for _, line in self.attributes):
+            content = {key: line.split(" = ", 1)[1].strip()[1:-1].strip() for key, line in self.attributes}
+            body = _ATTR_OR_STRING.sub(
+                lambda a: a.group(0) if a.group(1) is None else content[f"#{a.group(1)}"], body)
+        return text[: m.end()] + "\n" + body + text[end + 1:]
+
+
+def _define(text: str, kernel: str) -> re.Match[str] | None:
+    return re.search(rf"^define [^\n]*@{re.escape(kernel)}\([^\n]*\{{$", text, re.M)
+
+
+def stub_kernel(text: str, kernel: str) -> tuple[str, KernelBody] | None:
+    """`text` (LLVM's print of the prepared module) with the body of
+    `kernel` replaced by `unreachable`, and the body; None unless putting
+    the body back is sure to give LLVM the same module: a plain name that
+    nothing but metadata mentions (no pass may look at the body then),
+    no metadata in the body, no call to the vectorizer's own builtins (a
+    pass may erase one the clone stops using), no named struct types (our
+    printer prints those the functions use) and named arguments."""
+    if not _SIMPLE_NAME.fullmatch(kernel) or "\n%" in text:
+        return None
+    m = _define(text, kernel)
+    if m is None or re.search(r"%\d", m.group(0)):
+        return None
+    end = text.find("\n}\n", m.end())
+    if end < 0:
+        return None
+    lines = text[m.end() + 1: end + 1]
+    if "!" in lines or "__vecz" in lines:
+        return None
+    rest = text[: m.start()] + text[end + 3:]
+    for ref in re.finditer(rf"@{re.escape(kernel)}(?![-\w$.])", rest):
+        if rest[rest.rfind("\n", 0, ref.start()) + 1] != "!":
+            return None
+    attributes = []
+    for key in dict.fromkeys(f"#{a.group(1)}" for a in _ATTR_OR_STRING.finditer(lines) if a.group(1)):
+        line = re.search(rf"^attributes {key} = \{{.*\}}$", text, re.M)
+        if line is None:
+            return None
+        attributes.append((key, line.group(0)))
+    stub = text[: m.end()] + "\n  unreachable\n" + text[end + 1:]
+    return stub, KernelBody(kernel, lines, tuple(attributes))
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Where the shared prefix left one kernel: after pass `after` (its index
@@ -61,6 +136,7 @@ class Snapshot:
     temp_name: str = ""
     datalayout: str | None = None
     conversion_stats: tuple[tuple[str, Any], ...] = ()
+    kernel_body: KernelBody | None = None  # when `module_text` holds a stub of the kernel
 
     def restore(self, state: KernelState) -> None:
         """Put the snapshot into a fresh state, whose outcome has no remarks
@@ -78,10 +154,14 @@ class Snapshot:
         state.datalayout = self.datalayout
         state.layout = DataLayout.parse(self.datalayout)
         state.conversion_stats = dict(self.conversion_stats)
+        state.kernel_body = self.kernel_body
 
 
-def snapshot_of(state: KernelState, after: int, stopped: bool) -> Snapshot:
-    """The snapshot of `state` after the pass at index `after`."""
+def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = False) -> Snapshot:
+    """The snapshot of `state` after the pass at index `after`. The module
+    holds a stub of the original kernel when `prepare` set its body aside
+    (`state.kernel_body`); with `stub`, one is made here if not (for
+    pipelines without `prepare`)."""
     from ..ir import print_module
 
     remarks = tuple(state.outcome.remarks)
@@ -90,8 +170,13 @@ def snapshot_of(state: KernelState, after: int, stopped: bool) -> Snapshot:
     # The text the pass just read the module from, when it says so (the
     # parse of that text is exactly the state; its tokens are still cached).
     text = state.module_text if state.module_text is not None else print_module(state.module)
+    body = state.kernel_body  # the module holds a stub already (`prepare` made it)
+    if stub and body is None:
+        stubbed = stub_kernel(text, state.request.kernel)
+        if stubbed is not None:
+            text, body = stubbed
     return Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
-                    tuple(state.conversion_stats.items()))
+                    tuple(state.conversion_stats.items()), body)
 
 
 class PreparedCache:
@@ -159,4 +244,5 @@ def is_resume_point(name: str, changed: bool) -> bool:
     return changed and name in RESUME_POINTS
 
 
-__all__ = ["CACHE", "LAST_SHARED", "PREPARE", "RESUME_POINTS", "PreparedCache", "Snapshot", "is_resume_point", "snapshot_of"]
+__all__ = ["CACHE", "LAST_SHARED", "PREPARE", "RESUME_POINTS", "KernelBody", "PreparedCache", "Snapshot",
+           "is_resume_point", "snapshot_of", "stub_kernel"]

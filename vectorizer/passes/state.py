@@ -46,6 +46,9 @@ class KernelState:
     # The text `module` was last read from (LLVM's output), set by the passes
     # that re-read it: the prepared-kernel cache keeps it (prepared_cache.py).
     module_text: str | None = None
+    # The original kernel's body when `module` holds a stub for it (a request
+    # resumed from a snapshot, prepared_cache.py): the cleanup puts it back.
+    kernel_body: Any = None
     t0: float = field(default_factory=time.perf_counter)
 
     def refuse(self, *remarks: str) -> None:
