@@ -221,6 +221,30 @@ def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
     }
 
 
+_PROCESS: ctypes.CDLL | None = None
+
+
+def _in_process(name: str) -> bool:
+    """Can the JIT resolve `name` from the host process (libm's `sin`, ...)?
+
+    LLVM searches the process's own symbols only once an execution engine
+    has been made in it (the engine builder opens the process as a library),
+    so `address_of_symbol` alone says no in a fresh worker and yes after its
+    first build: the same kernel got `vectorizer-error: undefined function
+    sin` or a verdict depending on the worker's history. The process's
+    global symbols are asked directly, as the engine's resolver will."""
+    global _PROCESS
+    if llvm.address_of_symbol(name):
+        return True
+    if _PROCESS is None:
+        _PROCESS = ctypes.CDLL(None)
+    try:
+        getattr(_PROCESS, name)
+    except AttributeError:
+        return False
+    return True
+
+
 def _check_symbols(names: dict[str, FnSig]) -> None:
     """Raise Unsupported for declared functions neither the runtime nor the
     host process can provide."""
@@ -228,7 +252,7 @@ def _check_symbols(names: dict[str, FnSig]) -> None:
     for name, sig in names.items():
         if name.startswith("__oracle_san_"):
             continue  # the sanitizer's library (published before the engine is made)
-        if runtime.builtin_definition(name, sig, em) is None and not llvm.address_of_symbol(name):
+        if runtime.builtin_definition(name, sig, em) is None and not _in_process(name):
             raise Unsupported(f"undefined function {name}")
 
 
