@@ -129,16 +129,6 @@ def library_result(name: str, params: tuple[str, ...]) -> str | None:
     return None if ret is None else str(ret.llvm)
 
 
-@lru_cache(maxsize=4096)
-def calls_c_library(name: str, params: tuple[str, ...]) -> bool:
-    """Does the library's body of this overload call the host C library (the
-    double-precision transcendentals: `sin`, `pow`, `atan2`...)?"""
-    from vectorizer.builtins import library
-
-    text = library.definition(mangled_name(name, params)) or ""
-    return any(not f.startswith("llvm.") for f in re.findall(r'^declare [^@]*@"?([\w.$]+)', text, re.M))
-
-
 def mangled_name(name: str, params: tuple[str, ...]) -> str:
     """The SPIR mangled name of builtin `name` over OpenCL `params`."""
     from vectorizer.builtins import library
@@ -430,15 +420,6 @@ class BuiltinCalls:
         # Sometimes `noinline` on a call with a varying argument: the
         # vectorizer keeps it a call and instantiates it lane by lane.
         noinline = any(k in (ANY, VARYING) for k in kinds) and self.c.boolean(0.35)
-        pure = self.p.helper is None and all(k in (PURE, "constant") for k in kinds)
-        if calls_c_library(d.name, params) and not pure:
-            # Inlined, the body's call to the C library (`sin`...) is declared
-            # in the vectorized module, and the oracle's symbol check does not
-            # find libm's functions in the process (`oracle/jit.py`
-            # `_check_symbols`: a false vectorizer-error, "undefined function
-            # sin"); kept a call, the runtime defines the builtin. (In a
-            # helper even `PURE` arguments are the caller's, maybe varying.)
-            noinline = True
         return Builtin(d.name, tuple(args), ty, signed=d.signed, params=params, out=d.out, part=d.part,
                        noinline=noinline)
 

@@ -23,7 +23,6 @@ from fuzz.plan import (
     Load,
     ParamRef,
     Shuffle,
-    Splat,
     Ty,
     walk_expr,
     walk_stmts,
@@ -203,39 +202,3 @@ def test_output_slots_are_aligned_as_their_vector_type() -> None:
             assert align == want, (seed, ptr, ty, align)
             checked += lanes > 1
     assert checked >= 2, "too few vector outputs to check"
-
-
-def _pure(e: object) -> bool:
-    """Made of kernel arguments and constants only (what the vectorizer's
-    taint keeps uniform)."""
-    if isinstance(e, (ParamRef, Const)):
-        return True
-    if isinstance(e, Splat):
-        return _pure(e.a)
-    if isinstance(e, Bin):
-        return _pure(e.a) and _pure(e.b)
-    if isinstance(e, Builtin):
-        return bool(e.params) and e.out is None and all(_pure(a) for a in e.args)
-    return False
-
-
-def test_c_library_builtins_are_never_inlined() -> None:
-    """A builtin whose body calls the C library (double `sin`, `pow`...) is
-    `noinline` unless every argument is a kernel argument or a constant
-    outside helpers: inlined, it leaves `declare double @pow` in the
-    vectorized module, which the oracle reports as a vectorizer-error (seed
-    1000 `default` with vector_vars=0.4: rootn(double3) of a remquo result)."""
-    from fuzz.builtin_calls import calls_c_library
-
-    checked = 0
-    for s in range(150):
-        knobs = make_knobs(profile=PROFILES[s % len(PROFILES)], vector_vars=0.4)
-        plan = plan_kernel(RandomSource(s), knobs)
-        for body, in_helper in [(plan.body, False), *((h.body, True) for h in plan.helpers)]:
-            for st, _depth in walk_stmts(body):
-                for e in st.exprs():
-                    for x in walk_expr(e):
-                        if isinstance(x, Builtin) and x.params and calls_c_library(x.name, x.params):
-                            checked += 1
-                            assert x.noinline or (not in_helper and all(_pure(a) for a in x.args)), (s, x.name)
-    assert checked >= 10
