@@ -307,7 +307,16 @@ t.next:
   %tj1 = add i64 %tj, 1
   store i64 %tj1, ptr %j.slot, align 8
   br label %t.head
-tally:
+{_barrier_release(rec)}
+}}"""
+
+
+def _barrier_release(rec: str) -> str:
+    """The end of `__oracle_wg_run_group` once a round has tallied its
+    fibers: finished when all returned, a fault for one that returned while
+    others wait or for barriers called from different places, else a new
+    barrier interval with every fiber runnable again."""
+    return f"""tally:
   %nwait = load i64, ptr %nwait.slot, align 8
   %all.done = icmp eq i64 %nwait, 0
   br i1 %all.done, label %finished, label %check.done
@@ -347,8 +356,7 @@ rel.body:
   store i64 {RUNNABLE}, ptr %rrec, align 8
   %r1 = add i64 %r, 1
   store i64 %r1, ptr %j.slot, align 8
-  br label %rel.head
-}}"""
+  br label %rel.head"""
 
 
 def _scheduler_text() -> str:
@@ -560,47 +568,7 @@ next:
   %j1 = add i64 %j, 1
   store i64 %j1, ptr %j.slot, align 8
   br label %head
-tally:
-  %nwait = load i64, ptr %nwait.slot, align 8
-  %all.done = icmp eq i64 %nwait, 0
-  br i1 %all.done, label %finished, label %check.done
-finished:
-  ret i64 0
-check.done:
-  %ndone = load i64, ptr %ndone.slot, align 8
-  %some.done = icmp ne i64 %ndone, 0
-  br i1 %some.done, label %fault.order, label %check.sites
-fault.order:
-  %fdd = load ptr, ptr %fd.slot, align 8
-  %fww = load ptr, ptr %fw.slot, align 8
-  call void @__oracle_wg_fault(i64 {_FAULT_ORDER}, ptr %fdd, ptr %fww, i64 %n)
-  ret i64 1
-check.sites:
-  %badr = load ptr, ptr %bad.slot, align 8
-  %sites.ok = icmp eq ptr %badr, null
-  br i1 %sites.ok, label %pass, label %fault.sites
-fault.sites:
-  %badref = load ptr, ptr %badref.slot, align 8
-  call void @__oracle_wg_fault(i64 {_FAULT_SITES}, ptr %badref, ptr %badr, i64 %n)
-  ret i64 1
-pass:
-  ; Every fiber waits at the same barrier: a new interval, all may go on.
-  %ep = load i64, ptr @{EPOCH}, align 8
-  %ep1 = add i64 %ep, 1
-  store i64 %ep1, ptr @{EPOCH}, align 8
-  store i64 0, ptr %j.slot, align 8
-  br label %rel.head
-rel.head:
-  %r = load i64, ptr %j.slot, align 8
-  %rgo = icmp ult i64 %r, %n
-  br i1 %rgo, label %rel.body, label %round
-rel.body:
-  %ro = mul i64 %r, {fibers.RECORD_BYTES}
-  %rrec = getelementptr i8, ptr {rec}, i64 %ro
-  store i64 {RUNNABLE}, ptr %rrec, align 8
-  %r1 = add i64 %r, 1
-  store i64 %r1, ptr %j.slot, align 8
-  br label %rel.head
+{_barrier_release(rec)}
 }}
 """
 
