@@ -430,8 +430,9 @@ class Worker:
         except Exception:
             return ""
         site = _crash_site(text)
-        if site:
-            return site
+        said = _llvm_message(text)
+        if said or site:
+            return "; ".join(x for x in (said, site) if x)
         lines = [ln for ln in text.splitlines() if ln.strip()]
         return lines[-1].strip()[:200] if lines else ""
 
@@ -509,6 +510,21 @@ class Worker:
 
 
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+) in (\S+)', re.M)
+
+
+_LLVM_ERROR = re.compile(r"^LLVM ERROR: (.+)$", re.M)
+_UNREACHABLE = re.compile(r"^([^\n]+)\nUNREACHABLE executed at (?:[^\n]*/)?([^/\n]+?)!?$", re.M)
+_ASSERTION = re.compile(r"^[^\n]*Assertion `(.+)' failed\.$", re.M)
+
+
+def _llvm_message(stderr: str) -> str:
+    """What LLVM said before it stopped the process ("LLVM: Node is not in
+    map! (unreachable, SelectionDAG.cpp:1257)"), or ""."""
+    found = [(m.start(), f"LLVM: {m.group(1).strip()}") for m in _LLVM_ERROR.finditer(stderr)]
+    found += [(m.start(), f"LLVM: {m.group(1).strip()} (unreachable, {m.group(2)})")
+              for m in _UNREACHABLE.finditer(stderr)]
+    found += [(m.start(), f"LLVM assertion: {m.group(1).strip()}") for m in _ASSERTION.finditer(stderr)]
+    return max(found)[1][:200] if found else ""
 
 
 def _crash_site(stderr: str, frames: int = 3) -> str:

@@ -84,8 +84,23 @@ def test_codegen_abort_is_the_configurations_vectorizer_error_and_the_pool_goes_
         assert statuses == {"vectorizer-error"}, report.results
         assert all("LLVM crash compiling the vectorized kernel" in r.detail and "SIGABRT" in r.detail
                    for r in report.results), report.results
+        # LLVM's own last words name the problem.
+        assert all("LLVM: Node is not in map! (unreachable, SelectionDAG.cpp:" in r.detail
+                   for r in report.results), report.results
     else:  # an LLVM without the bug: the same kernel is simply correct
         assert statuses == {"match"}, report.results
     # The pool's replacement worker serves the next check.
     after = oracle.check(SCALAR, kernel="divide", widths=[8], ndranges=["global=16 local=8"], timeout=20)
     assert {r.status for r in after.results} == {"match"}, after.results
+
+
+def test_llvm_messages_are_read_from_a_dead_workers_stderr() -> None:
+    from oracle.worker import _llvm_message
+
+    dump = "t1: ch = TokenFactor t1\n\nNode is not in map!\nUNREACHABLE executed at /b/llvm/lib/X/SelectionDAG.cpp:1257!\n"
+    assert _llvm_message(dump) == "LLVM: Node is not in map! (unreachable, SelectionDAG.cpp:1257)"
+    assert _llvm_message("noise\nLLVM ERROR: Cannot select: t5\n") == "LLVM: Cannot select: t5"
+    assert _llvm_message("python: /b/Casting.h:566: decltype(auto) llvm::cast(From*): Assertion "
+                         "`isa<To>(Val) && \"cast<Ty>() argument of incompatible type!\"' failed.\n"
+                         ).startswith("LLVM assertion: isa<To>(Val)")
+    assert _llvm_message("Fatal Python error: Segmentation fault\n") == ""
