@@ -136,6 +136,8 @@ def opencl_builtin_as_intrinsic(name: str) -> tuple[str, tuple[int, ...]] | None
         if "/" in base:
             base = base.split("/")[0 if signed else 1]
         elif base == "abs":
+            if not signed:
+                return None  # abs of an unsigned value is the value: no llvm.abs
             # OpenCL abs returns the unsigned magnitude; llvm.abs with
             # is_int_min_poison=false gives the same bits.
             return f"llvm.abs.i{bits}", (1,)
