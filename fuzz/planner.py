@@ -1431,6 +1431,12 @@ class Planner:
             args[1] = self._load(ty, other) if loadable and self.c.boolean(0.5) else self._const(ty)
         if fn == "expect":  # the expected value is a constant
             args[1] = self._const(ty)
+        if fn == "fmuladd" and _folds(args[0]) and _folds(args[1]):
+            # LLVM may contract fmuladd or not; with constant multiplicands
+            # the vectorizer's clean-up folds the product (unfused) where the
+            # -O0 reference fuses it: both allowed, so the result is not one
+            # value. fma always fuses, and takes the same draws.
+            fn = "fma"
         return Math(fn, tuple(args))
 
     def _extract(self, vty: Ty, depth: int, mode: str) -> Expr:
@@ -1654,3 +1660,11 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             b.count = b.rows * b.cols
         elif b.role == "tile":
             b.count = plan.max_local_total
+
+def _folds(e: Expr) -> bool:
+    """Made of constants only, so LLVM may fold it (an over-approximation:
+    any node whose operands all fold counts)."""
+    if isinstance(e, Const):
+        return True
+    kids = e.children()
+    return bool(kids) and all(_folds(k) for k in kids)
