@@ -39,6 +39,7 @@ import ast
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -57,6 +58,14 @@ PASS_DIRS = ("vectorizer/analysis", "vectorizer/transform")
 # Tests that make up "the CI differential suite": oracle verdicts on
 # generated kernels, on the regression corpus and on Vecz's lit kernels.
 CI_TESTS = ("tests/test_differential.py", "tests/test_corpus.py", "tests/test_peer_corpus.py")
+# "The CI suite": everything `.ci/run` runs (`pytest` over the configured
+# testpaths), unit, lit, oracle-harness and differential tests alike.
+FULL_SUITE = ("tests",)
+# The CI test that compares the pipeline's output, byte for byte, with the
+# recorded fixtures on a subset of configurations: a change detector (it
+# also fails on a mutant whose different output would still be right), so
+# the report counts its kills apart.
+PIPELINE_FIXTURE_TEST = "tests/test_pipeline_fixtures.py::test_pipeline_output_unchanged_on_a_subset"
 # The tests written to close survivors (the rest of tests/ existed before).
 CLOSING_TESTS = "tests/test_pass_mutant_kills.py"
 FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
@@ -555,10 +564,65 @@ def _append(journal: Path, rec: dict[str, Any]) -> None:
         os.close(fd)
 
 
+_TEST_ID = re.compile(r"(tests/[\w./-]+\.py::[^\s:]+(?:\[[^\]]*\])?)")
+
+
+def _edit_key(m: dict[str, Any]) -> tuple[str, str, str, str]:
+    # Ids shift when a file changes (the n-th site of an operator); the edit
+    # itself (file, function, old and new text) is what a hint must match.
+    return (m["path"], m.get("function", ""), m["original"], m["mutated"])
+
+
+def kill_hints(journals: Sequence[Path]) -> dict[tuple[str, str, str, str], list[str]]:
+    """Per edit, the tests that failed on it in earlier journals (its CI
+    kill, or the closing test that killed it): run first, so a mutant the
+    suite kills is usually killed in seconds. Only the order changes: the
+    suite still decides."""
+    hints: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for journal in journals:
+        for rec in _done(journal).values():
+            key = _edit_key(rec["mutant"])
+            found: list[str] = []
+            for k in ("ci", "closing"):
+                r = rec.get(k) or {}
+                if r.get("killed") and not r.get("trivial"):
+                    found += _TEST_ID.findall(r.get("how", ""))
+                    if k == "closing":
+                        found += [t for t in r.get("tests", []) if "::" in t]
+            for t in found:
+                if t not in hints[key]:
+                    hints[key].append(t)
+    return hints
+
+
+def run_full_suite(root: Path, jobs: int, timeout: float, hints: Sequence[str]) -> dict[str, Any]:
+    """The whole CI suite on the copy, stopped at its first failure: first
+    the hinted tests, then the closing tests and the output fixture (one
+    process, about a minute), then, if none fails, every test (`jobs`
+    workers). Killed iff some test fails; the order only saves time."""
+    t0 = time.monotonic()
+    quick = run_ci(root, 1, min(timeout, 600.0), hints) if hints else None
+    if quick and quick["killed"]:
+        return {**quick, "stage": "hinted", "suite": "full"}
+    # Then the tests that kill most cheaply: the closing tests (seconds) and
+    # the output fixture (a minute), before the rest of the suite.
+    first = [t for t in (CLOSING_TESTS, PIPELINE_FIXTURE_TEST) if (root / t.split("::")[0]).exists()]
+    early = run_ci(root, 1, min(timeout, 600.0), first) if first else None
+    if early and early["killed"]:
+        return {**early, "stage": "early", "suite": "full"}
+    quick = {"tests_run": (quick or {}).get("tests_run", 0) + (early or {}).get("tests_run", 0)}
+    rest = run_ci(root, jobs, max(60.0, timeout - (time.monotonic() - t0)), FULL_SUITE)
+    rest["seconds"] = time.monotonic() - t0
+    rest["tests_run"] = rest.get("tests_run", 0) + quick["tests_run"]
+    return {**rest, "stage": "suite", "suite": "full"}
+
+
 def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds: float, jobs: int,
         seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True,
         campaign_all: bool = False, again: bool = False,
-        closing_tests: Sequence[str] = ()) -> list[dict[str, Any]]:
+        closing_tests: Sequence[str] = (), suite: str = "full",
+        hints: dict[tuple[str, str, str, str], list[str]] | None = None,
+        skip: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Judge each mutant (skipping those `journal` already holds, unless
     `again`) and append one JSON line per mutant to `journal` as soon as it
     is judged. A mutant whose copy fails the smoke kernel is killed there
@@ -568,10 +632,13 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
     run, recorded as `closing` beside the mutant's earlier verdicts."""
     earlier = _done(journal)
     done = {} if again or closing_tests else earlier
+    if skip:
+        mutants = [m for m in mutants if m.id not in skip]
     results = [done[m.id] for m in mutants if m.id in done]
     todo = [m for m in mutants if m.id not in done]
     journal.parent.mkdir(parents=True, exist_ok=True)
-    tests = order_tests(ci_test_ids()) if ci and todo else []
+    tests = order_tests(ci_test_ids()) if ci and todo and suite == "differential" else []
+    hints = hints or {}
     for i, m in enumerate(todo, 1):
         if not (again or closing_tests) and m.id in _done(journal):
             continue  # judged meanwhile by another shard
@@ -593,8 +660,10 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             smoke = run_smoke(root)
             if smoke:
                 rec["ci"] = smoke
+            elif ci and suite == "full":
+                rec["ci"] = run_full_suite(root, jobs, ci_timeout, hints.get(_edit_key(asdict(m)), []))
             elif ci:
-                rec["ci"] = run_ci(root, jobs, ci_timeout, tests or CI_TESTS)
+                rec["ci"] = {**run_ci(root, jobs, ci_timeout, tests or CI_TESTS), "suite": "differential"}
             if campaign_seconds > 0 and not smoke and (campaign_all or not rec.get("ci", {}).get("killed")):
                 rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
                 rec["campaign"]["budget"] = campaign_seconds
@@ -707,7 +776,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp = sub.add_parser("run", help="judge mutants on copies of the tree")
     rp.add_argument("--only", action="append", default=[], metavar="ID|PASS", help="a mutant id or a pass (repeatable)")
     rp.add_argument("--journal", default="pass-mutants.jsonl", help="JSONL results; a re-run resumes it")
-    rp.add_argument("--no-ci", action="store_true", help="skip the CI differential suite")
+    rp.add_argument("--no-ci", action="store_true", help="skip the CI suite")
+    rp.add_argument("--suite", choices=("full", "differential"), default="full",
+                    help="the whole CI suite (default; tests that killed the same edit before run first) "
+                         "or the differential tests only")
+    rp.add_argument("--include-equivalent", action="store_true",
+                    help="judge the mutants argued equivalent too (skipped by default)")
+    rp.add_argument("--hints", action="append", default=[], metavar="JOURNAL",
+                    help="an earlier journal whose killing tests run first (repeatable)")
     rp.add_argument("--ci-timeout", type=float, default=1800.0,
                     help="seconds of CI suite per mutant; a mutant with no failure by then survived it (partial)")
     rp.add_argument("--campaign-seconds", type=float, default=600.0, help="0: no campaign")
@@ -753,7 +829,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = run(muts, Path(args.journal), ci=not args.no_ci,
                       campaign_seconds=args.campaign_seconds, jobs=args.jobs, seed=args.seed,
                       ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg,
-                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test)
+                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test,
+                      suite=args.suite, hints=kill_hints([Path(h) for h in args.hints]),
+                      skip=() if args.include_equivalent or args.only else tuple(EQUIVALENT))
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())
