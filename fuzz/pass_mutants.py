@@ -633,7 +633,7 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
         campaign_all: bool = False, again: bool = False,
         closing_tests: Sequence[str] = (), suite: str = "full",
         hints: dict[tuple[str, str, str, str], list[str]] | None = None,
-        skip: Sequence[str] = ()) -> list[dict[str, Any]]:
+        skip: Sequence[str] = (), campaign_survivors: bool = False) -> list[dict[str, Any]]:
     """Judge each mutant (skipping those `journal` already holds, unless
     `again`) and append one JSON line per mutant to `journal` as soon as it
     is judged. A mutant whose copy fails the smoke kernel is killed there
@@ -645,13 +645,19 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
     done = {} if again or closing_tests else earlier
     if skip:
         mutants = [m for m in mutants if m.id not in skip]
+    if campaign_survivors:
+        # Only the campaign, on mutants the journal says survived its CI
+        # suite; the record keeps their CI verdict beside the campaign's.
+        done = {k: r for k, r in earlier.items() if "campaign" in r or (r.get("ci") or {}).get("killed")}
+        ci = False
     results = [done[m.id] for m in mutants if m.id in done]
-    todo = [m for m in mutants if m.id not in done]
+    todo = [m for m in mutants if m.id not in done and (m.id in earlier or not campaign_survivors)]
     journal.parent.mkdir(parents=True, exist_ok=True)
     tests = order_tests(ci_test_ids()) if ci and todo and suite == "differential" else []
     hints = hints or {}
     for i, m in enumerate(todo, 1):
-        if not (again or closing_tests) and m.id in _done(journal):
+        now = _done(journal).get(m.id)
+        if not (again or closing_tests) and now and (not campaign_survivors or "campaign" in now):
             continue  # judged meanwhile by another shard
         if progress:
             print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
@@ -660,6 +666,15 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             root = copy_tree(Path(tmp))
             apply_mutant(root, m)
             rec: dict[str, Any] = {"mutant": asdict(m)}
+            if campaign_survivors:
+                rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
+                rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
+                rec["campaign"]["budget"] = campaign_seconds
+                _append(journal, rec)
+                print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
+                      f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                results.append(rec)
+                continue
             if closing_tests:
                 rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
                 rec["closing"] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
@@ -805,6 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--reverse", action="store_true",
                     help="judge from the last mutant (a helper shard meeting the others halfway)")
     rp.add_argument("--campaign-all", action="store_true", help="run the campaign on CI-killed mutants too")
+    rp.add_argument("--campaign-survivors", action="store_true",
+                    help="run only the campaign, on the mutants the journal has as CI survivors")
     rp.add_argument("--again", action="store_true", help="judge the selected mutants even if the journal has them")
     rp.add_argument("--closing-test", action="append", default=[], metavar="TEST",
                     help="run only this test (file or id; repeatable) on the mutants: the test closing a survivor")
@@ -842,7 +859,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg,
                       campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test,
                       suite=args.suite, hints=kill_hints([Path(h) for h in args.hints]),
-                      skip=() if args.include_equivalent or args.only else tuple(EQUIVALENT))
+                      skip=() if args.include_equivalent or args.only else tuple(EQUIVALENT),
+                      campaign_survivors=args.campaign_survivors)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())
