@@ -718,14 +718,17 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
     for rec in results:
         m = rec["mutant"]
         p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "trivial": 0, "ci": 0, "campaign": 0,
-                                                   "closed": 0, "either": 0, "equivalent": 0,
-                                                   "survivors": [], "equivalents": []})
+                                                   "closed": 0, "either": 0, "equivalent": 0, "fixture": 0,
+                                                   "campaign_alone": 0, "survivors": [], "equivalents": []})
         p["mutants"] += 1
         if "campaign" in rec:
             budgets.add(rec["campaign"].get("budget", round(rec["campaign"].get("seconds", 0))))
         ci, camp, closed = killed(rec, "ci"), killed(rec, "campaign"), killed(rec, "closing")
         p["trivial"] += bool(rec.get("ci", {}).get("trivial"))
         p["ci"] += ci
+        # Killed only by the byte-for-byte output fixture: a change detector.
+        p["fixture"] += ci and "test_pipeline_output_unchanged" in rec.get("ci", {}).get("how", "")
+        p["campaign_alone"] += camp
         p["campaign"] += camp and not ci
         p["either"] += ci or camp
         if m["id"] in equivalent:
@@ -742,7 +745,13 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
     ci_k = sum(1 for r in live if killed(r, "ci"))
     either = sum(1 for r in live if killed(r, "ci", "campaign"))
     closed = sum(1 for r in live if killed(r, "ci", "campaign", "closing"))
+    suites = sorted({r["ci"].get("suite", "differential") for r in results
+                     if "ci" in r and not r["ci"].get("trivial")})
+    fixture = sum(1 for r in live if killed(r, "ci")
+                  and "test_pipeline_output_unchanged" in r.get("ci", {}).get("how", ""))
+    slow = [r["mutant"]["id"] for r in live if r.get("ci", {}).get("slow")]
     return {"mutants": len(results), "equivalent": len(results) - len(live), "live": len(live),
+            "suites": suites, "fixture_killed": fixture, "slow": slow,
             "trivial": sum(1 for r in results if r.get("ci", {}).get("trivial")),
             "ci_killed": ci_k, "either_killed": either, "closed_killed": closed,
             "ci_score": ci_k / n, "campaign_score": either / n, "closed_score": closed / n,
@@ -751,8 +760,11 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
 
 def markdown(summary: dict[str, Any]) -> str:
     """The per-pass table for docs/campaigns.md."""
-    rows = ["| pass | mutants | trivial | killed by CI suite | then by campaign | equivalent "
-            "| survivors (✓ killed by a new test, ● by an existing test outside the differential suite) |",
+    full = summary.get("suites") == ["full"]
+    suite = "CI suite" if full else "CI differential suite"
+    outside = "" if full else ", ● by an existing test outside the differential suite"
+    rows = [f"| pass | mutants | trivial | killed by the {suite} (of which by the output fixture only) "
+            f"| then by campaign | equivalent | survivors (✓ killed by a new test{outside}) |",
             "|---|---|---|---|---|---|---|"]
 
     def mark(s: dict[str, Any]) -> str:
@@ -762,15 +774,16 @@ def markdown(summary: dict[str, Any]) -> str:
 
     for name, p in sorted(summary["passes"].items()):
         surv = ", ".join(s["id"].split(":", 1)[1] + mark(s) for s in p["survivors"]) or "-"
-        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} | {p['campaign']} | "
+        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} ({p['fixture']}) | {p['campaign']} | "
                     f"{p['equivalent']} | {surv} |")
     s = summary
     rows.append(f"| **total** | {s['mutants']} | {s['trivial']} | "
-                f"{sum(p['ci'] for p in s['passes'].values())} | {sum(p['campaign'] for p in s['passes'].values())} "
+                f"{sum(p['ci'] for p in s['passes'].values())} ({s['fixture_killed']}) | "
+                f"{sum(p['campaign'] for p in s['passes'].values())} "
                 f"| {s['equivalent']} | {sum(len(p['survivors']) for p in s['passes'].values())} |")
     rows.append("")
     rows.append(f"{s['mutants']} mutants ({s['trivial']} trivial: the copy fails the smoke kernel), "
-                f"{s['equivalent']} argued equivalent; over the other {s['live']} the CI differential suite kills "
+                f"{s['equivalent']} argued equivalent; over the other {s['live']} the {suite} kills "
                 f"{s['ci_killed']} ({s['ci_score']:.0%}), the CI suite plus a campaign on its survivors "
                 f"{s['either_killed']} ({s['campaign_score']:.0%}), and with the closing tests "
                 f"{s['closed_killed']} ({s['closed_score']:.0%}).")

@@ -101,7 +101,13 @@ def test_summary_scores_exclude_equivalent_mutants() -> None:
     assert s["ci_killed"] == 1 and s["either_killed"] == 2
     assert s["campaign_budgets"] == [60]
     assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:3"]
-    assert "| p | 4 | 1 | 1 | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+    assert "| p | 4 | 1 | 1 (0) | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+    # Kills by the byte-for-byte output fixture are counted apart.
+    fx = rec("4", True, None)
+    fx["ci"].update(how="tests/test_pipeline_fixtures.py::test_pipeline_output_unchanged_on_a_subset: x",
+                    suite="full")
+    s2 = PM.summarize([fx, rec("5", False, False)], {})
+    assert s2["fixture_killed"] == 1 and "| p | 2 | 0 | 1 (1) | 0 | 0 | compare-flip:5 |" in PM.markdown(s2)
 
 
 def test_ci_order_is_a_permutation_that_starts_varied() -> None:
