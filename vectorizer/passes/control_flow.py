@@ -53,6 +53,14 @@ class ControlFlowConversion(Pass):
             boscc="LinearizeBOSCC" in choices,
         )
         state.outcome.remarks.extend(converted.remarks)
+        if converted.invalid_ir is not None:
+            # Like every other crossing to LLVM: invalid IR of ours is a
+            # defect to report (the oracle's `vectorizer-error`), not a
+            # refusal that would pass for a missing feature.
+            from ..pipeline import VectorizerBug
+
+            raise VectorizerBug(f"pass '{self.name}': vectorizing '{state.request.kernel}': "
+                                f"our IR is invalid for LLVM: {converted.invalid_ir}")
         if converted.refusal:
             state.refuse(converted.refusal)
             return PassResult(stop=True)

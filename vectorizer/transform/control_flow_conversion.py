@@ -671,10 +671,13 @@ def _as(p: V.Value) -> int:
 @dataclass
 class ConversionOutcome:
     """What `convert_control_flow` did: `text` is the converted module (None
-    when nothing needed converting), `refusal` the remark when it could not."""
+    when nothing needed converting), `refusal` the remark when it could not,
+    `invalid_ir` LLVM's complaint when the conversion produced IR LLVM
+    rejects (a defect of ours, never the input's)."""
 
     text: str | None = None
     refusal: str | None = None
+    invalid_ir: str | None = None
     stats: dict[str, int] = field(default_factory=dict)
     remarks: list[str] = field(default_factory=list)
 
@@ -739,6 +742,6 @@ def convert_control_flow(
     stats.update(cfc.stats)
     try:
         text = llvm_bridge.run_function_passes(print_module(module), function.name, PROMOTE)
-    except llvm_bridge.IRError as exc:  # a defect of ours: refuse rather than fail the caller
-        return ConversionOutcome(refusal=f"control-flow conversion produced invalid IR (vectorizer bug): {exc}")
+    except llvm_bridge.IRError as exc:  # a defect of ours: the pass reports it as a VectorizerBug
+        return ConversionOutcome(invalid_ir=str(exc), remarks=remarks)
     return ConversionOutcome(text=text, stats=stats, remarks=remarks)
