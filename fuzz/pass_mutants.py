@@ -39,6 +39,7 @@ import ast
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -57,6 +58,17 @@ PASS_DIRS = ("vectorizer/analysis", "vectorizer/transform")
 # Tests that make up "the CI differential suite": oracle verdicts on
 # generated kernels, on the regression corpus and on Vecz's lit kernels.
 CI_TESTS = ("tests/test_differential.py", "tests/test_corpus.py", "tests/test_peer_corpus.py")
+# "The CI suite": everything `.ci/run` runs (`pytest` over the configured
+# testpaths), unit, lit, oracle-harness and differential tests alike.
+FULL_SUITE = ("tests",)
+# The CI test that compares the pipeline's output, byte for byte, with the
+# recorded fixtures on a subset of configurations: a change detector (it
+# also fails on a mutant whose different output would still be right), so
+# the report counts its kills apart.
+# Seconds for the closing tests and the output fixture (about a minute on
+# an idle machine, three on a loaded one) before a mutant counts as too slow.
+EARLY_BUDGET = 420.0
+PIPELINE_FIXTURE_TEST = "tests/test_pipeline_fixtures.py::test_pipeline_output_unchanged_on_a_subset"
 # The tests written to close survivors (the rest of tests/ existed before).
 CLOSING_TESTS = "tests/test_pass_mutant_kills.py"
 FAILING = frozenset({"mismatch", "vector-fault", "timeout", "vectorizer-error"})
@@ -555,10 +567,73 @@ def _append(journal: Path, rec: dict[str, Any]) -> None:
         os.close(fd)
 
 
+_TEST_ID = re.compile(r"(tests/[\w./-]+\.py::[^\s:]+(?:\[[^\]]*\])?)")
+
+
+def _edit_key(m: dict[str, Any]) -> tuple[str, str, str, str]:
+    # Ids shift when a file changes (the n-th site of an operator); the edit
+    # itself (file, function, old and new text) is what a hint must match.
+    return (m["path"], m.get("function", ""), m["original"], m["mutated"])
+
+
+def kill_hints(journals: Sequence[Path]) -> dict[tuple[str, str, str, str], list[str]]:
+    """Per edit, the tests that failed on it in earlier journals (its CI
+    kill, or the closing test that killed it): run first, so a mutant the
+    suite kills is usually killed in seconds. Only the order changes: the
+    suite still decides."""
+    hints: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for journal in journals:
+        for rec in _done(journal).values():
+            key = _edit_key(rec["mutant"])
+            found: list[str] = []
+            for k in ("ci", "closing"):
+                r = rec.get(k) or {}
+                if r.get("killed") and not r.get("trivial"):
+                    found += _TEST_ID.findall(r.get("how", ""))
+                    if k == "closing":
+                        found += [t for t in r.get("tests", []) if "::" in t]
+            for t in found:
+                if t not in hints[key]:
+                    hints[key].append(t)
+    return hints
+
+
+def run_full_suite(root: Path, jobs: int, timeout: float, hints: Sequence[str]) -> dict[str, Any]:
+    """The whole CI suite on the copy, stopped at its first failure: first
+    the hinted tests, then the closing tests and the output fixture (one
+    process, about a minute), then, if none fails, every test (`jobs`
+    workers). Killed iff some test fails; the order only saves time."""
+    t0 = time.monotonic()
+    quick = run_ci(root, 1, min(timeout, 600.0), hints) if hints else None
+    if quick and quick["killed"]:
+        return {**quick, "stage": "hinted", "suite": "full"}
+    # Then the tests that kill most cheaply: the closing tests (seconds) and
+    # the output fixture (a minute), before the rest of the suite.
+    first = [t for t in (CLOSING_TESTS, PIPELINE_FIXTURE_TEST) if (root / t.split("::")[0]).exists()]
+    early = run_ci(root, 1, min(timeout, EARLY_BUDGET), first) if first else None
+    if early and early["killed"]:
+        return {**early, "stage": "early", "suite": "full"}
+    if early and early.get("partial"):
+        # Tests that take about a minute unmutated have not finished: the
+        # whole suite would run for hours (a mutant that loses a `seen` set
+        # makes a walk exponential). Not a kill by any failing test; the
+        # campaign, whose requests time out, judges it instead.
+        return {**early, "stage": "early", "suite": "full", "slow": True,
+                "how": f"too slow: the closing tests and the output fixture did not finish in "
+                       f"{EARLY_BUDGET:.0f} s (about a minute unmutated); the rest of the suite was not run"}
+    quick = {"tests_run": (quick or {}).get("tests_run", 0) + (early or {}).get("tests_run", 0)}
+    rest = run_ci(root, jobs, max(60.0, timeout - (time.monotonic() - t0)), FULL_SUITE)
+    rest["seconds"] = time.monotonic() - t0
+    rest["tests_run"] = rest.get("tests_run", 0) + quick["tests_run"]
+    return {**rest, "stage": "suite", "suite": "full"}
+
+
 def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds: float, jobs: int,
         seed: int, ci_timeout: float, campaign_args: Sequence[str] = (), progress: bool = True,
         campaign_all: bool = False, again: bool = False,
-        closing_tests: Sequence[str] = ()) -> list[dict[str, Any]]:
+        closing_tests: Sequence[str] = (), suite: str = "full",
+        hints: dict[tuple[str, str, str, str], list[str]] | None = None,
+        skip: Sequence[str] = (), campaign_survivors: bool = False) -> list[dict[str, Any]]:
     """Judge each mutant (skipping those `journal` already holds, unless
     `again`) and append one JSON line per mutant to `journal` as soon as it
     is judged. A mutant whose copy fails the smoke kernel is killed there
@@ -568,12 +643,21 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
     run, recorded as `closing` beside the mutant's earlier verdicts."""
     earlier = _done(journal)
     done = {} if again or closing_tests else earlier
+    if skip:
+        mutants = [m for m in mutants if m.id not in skip]
+    if campaign_survivors:
+        # Only the campaign, on mutants the journal says survived its CI
+        # suite; the record keeps their CI verdict beside the campaign's.
+        done = {k: r for k, r in earlier.items() if "campaign" in r or (r.get("ci") or {}).get("killed")}
+        ci = False
     results = [done[m.id] for m in mutants if m.id in done]
-    todo = [m for m in mutants if m.id not in done]
+    todo = [m for m in mutants if m.id not in done and (m.id in earlier or not campaign_survivors)]
     journal.parent.mkdir(parents=True, exist_ok=True)
-    tests = order_tests(ci_test_ids()) if ci and todo else []
+    tests = order_tests(ci_test_ids()) if ci and todo and suite == "differential" else []
+    hints = hints or {}
     for i, m in enumerate(todo, 1):
-        if not (again or closing_tests) and m.id in _done(journal):
+        now = _done(journal).get(m.id)
+        if not (again or closing_tests) and now and (not campaign_survivors or "campaign" in now):
             continue  # judged meanwhile by another shard
         if progress:
             print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
@@ -582,6 +666,15 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             root = copy_tree(Path(tmp))
             apply_mutant(root, m)
             rec: dict[str, Any] = {"mutant": asdict(m)}
+            if campaign_survivors:
+                rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
+                rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
+                rec["campaign"]["budget"] = campaign_seconds
+                _append(journal, rec)
+                print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
+                      f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                results.append(rec)
+                continue
             if closing_tests:
                 rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
                 rec["closing"] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
@@ -593,8 +686,10 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             smoke = run_smoke(root)
             if smoke:
                 rec["ci"] = smoke
+            elif ci and suite == "full":
+                rec["ci"] = run_full_suite(root, jobs, ci_timeout, hints.get(_edit_key(asdict(m)), []))
             elif ci:
-                rec["ci"] = run_ci(root, jobs, ci_timeout, tests or CI_TESTS)
+                rec["ci"] = {**run_ci(root, jobs, ci_timeout, tests or CI_TESTS), "suite": "differential"}
             if campaign_seconds > 0 and not smoke and (campaign_all or not rec.get("ci", {}).get("killed")):
                 rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
                 rec["campaign"]["budget"] = campaign_seconds
@@ -623,14 +718,17 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
     for rec in results:
         m = rec["mutant"]
         p = per.setdefault(Path(m["path"]).stem, {"mutants": 0, "trivial": 0, "ci": 0, "campaign": 0,
-                                                   "closed": 0, "either": 0, "equivalent": 0,
-                                                   "survivors": [], "equivalents": []})
+                                                   "closed": 0, "either": 0, "equivalent": 0, "fixture": 0,
+                                                   "campaign_alone": 0, "survivors": [], "equivalents": []})
         p["mutants"] += 1
         if "campaign" in rec:
             budgets.add(rec["campaign"].get("budget", round(rec["campaign"].get("seconds", 0))))
         ci, camp, closed = killed(rec, "ci"), killed(rec, "campaign"), killed(rec, "closing")
         p["trivial"] += bool(rec.get("ci", {}).get("trivial"))
         p["ci"] += ci
+        # Killed only by the byte-for-byte output fixture: a change detector.
+        p["fixture"] += ci and "test_pipeline_output_unchanged" in rec.get("ci", {}).get("how", "")
+        p["campaign_alone"] += camp
         p["campaign"] += camp and not ci
         p["either"] += ci or camp
         if m["id"] in equivalent:
@@ -647,7 +745,13 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
     ci_k = sum(1 for r in live if killed(r, "ci"))
     either = sum(1 for r in live if killed(r, "ci", "campaign"))
     closed = sum(1 for r in live if killed(r, "ci", "campaign", "closing"))
+    suites = sorted({r["ci"].get("suite", "differential") for r in results
+                     if "ci" in r and not r["ci"].get("trivial")})
+    fixture = sum(1 for r in live if killed(r, "ci")
+                  and "test_pipeline_output_unchanged" in r.get("ci", {}).get("how", ""))
+    slow = [r["mutant"]["id"] for r in live if r.get("ci", {}).get("slow")]
     return {"mutants": len(results), "equivalent": len(results) - len(live), "live": len(live),
+            "suites": suites, "fixture_killed": fixture, "slow": slow,
             "trivial": sum(1 for r in results if r.get("ci", {}).get("trivial")),
             "ci_killed": ci_k, "either_killed": either, "closed_killed": closed,
             "ci_score": ci_k / n, "campaign_score": either / n, "closed_score": closed / n,
@@ -656,8 +760,11 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
 
 def markdown(summary: dict[str, Any]) -> str:
     """The per-pass table for docs/campaigns.md."""
-    rows = ["| pass | mutants | trivial | killed by CI suite | then by campaign | equivalent "
-            "| survivors (✓ killed by a new test, ● by an existing test outside the differential suite) |",
+    full = summary.get("suites") == ["full"]
+    suite = "CI suite" if full else "CI differential suite"
+    outside = "" if full else ", ● by an existing test outside the differential suite"
+    rows = [f"| pass | mutants | trivial | killed by the {suite} (of which by the output fixture only) "
+            f"| then by campaign | equivalent | survivors (✓ killed by a new test{outside}) |",
             "|---|---|---|---|---|---|---|"]
 
     def mark(s: dict[str, Any]) -> str:
@@ -667,15 +774,16 @@ def markdown(summary: dict[str, Any]) -> str:
 
     for name, p in sorted(summary["passes"].items()):
         surv = ", ".join(s["id"].split(":", 1)[1] + mark(s) for s in p["survivors"]) or "-"
-        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} | {p['campaign']} | "
+        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} ({p['fixture']}) | {p['campaign']} | "
                     f"{p['equivalent']} | {surv} |")
     s = summary
     rows.append(f"| **total** | {s['mutants']} | {s['trivial']} | "
-                f"{sum(p['ci'] for p in s['passes'].values())} | {sum(p['campaign'] for p in s['passes'].values())} "
+                f"{sum(p['ci'] for p in s['passes'].values())} ({s['fixture_killed']}) | "
+                f"{sum(p['campaign'] for p in s['passes'].values())} "
                 f"| {s['equivalent']} | {sum(len(p['survivors']) for p in s['passes'].values())} |")
     rows.append("")
     rows.append(f"{s['mutants']} mutants ({s['trivial']} trivial: the copy fails the smoke kernel), "
-                f"{s['equivalent']} argued equivalent; over the other {s['live']} the CI differential suite kills "
+                f"{s['equivalent']} argued equivalent; over the other {s['live']} the {suite} kills "
                 f"{s['ci_killed']} ({s['ci_score']:.0%}), the CI suite plus a campaign on its survivors "
                 f"{s['either_killed']} ({s['campaign_score']:.0%}), and with the closing tests "
                 f"{s['closed_killed']} ({s['closed_score']:.0%}).")
@@ -707,7 +815,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp = sub.add_parser("run", help="judge mutants on copies of the tree")
     rp.add_argument("--only", action="append", default=[], metavar="ID|PASS", help="a mutant id or a pass (repeatable)")
     rp.add_argument("--journal", default="pass-mutants.jsonl", help="JSONL results; a re-run resumes it")
-    rp.add_argument("--no-ci", action="store_true", help="skip the CI differential suite")
+    rp.add_argument("--no-ci", action="store_true", help="skip the CI suite")
+    rp.add_argument("--suite", choices=("full", "differential"), default="full",
+                    help="the whole CI suite (default; tests that killed the same edit before run first) "
+                         "or the differential tests only")
+    rp.add_argument("--include-equivalent", action="store_true",
+                    help="judge the mutants argued equivalent too (skipped by default)")
+    rp.add_argument("--hints", action="append", default=[], metavar="JOURNAL",
+                    help="an earlier journal whose killing tests run first (repeatable)")
     rp.add_argument("--ci-timeout", type=float, default=1800.0,
                     help="seconds of CI suite per mutant; a mutant with no failure by then survived it (partial)")
     rp.add_argument("--campaign-seconds", type=float, default=600.0, help="0: no campaign")
@@ -718,6 +833,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--reverse", action="store_true",
                     help="judge from the last mutant (a helper shard meeting the others halfway)")
     rp.add_argument("--campaign-all", action="store_true", help="run the campaign on CI-killed mutants too")
+    rp.add_argument("--campaign-survivors", action="store_true",
+                    help="run only the campaign, on the mutants the journal has as CI survivors")
     rp.add_argument("--again", action="store_true", help="judge the selected mutants even if the journal has them")
     rp.add_argument("--closing-test", action="append", default=[], metavar="TEST",
                     help="run only this test (file or id; repeatable) on the mutants: the test closing a survivor")
@@ -753,7 +870,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = run(muts, Path(args.journal), ci=not args.no_ci,
                       campaign_seconds=args.campaign_seconds, jobs=args.jobs, seed=args.seed,
                       ci_timeout=args.ci_timeout, campaign_args=args.campaign_arg,
-                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test)
+                      campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test,
+                      suite=args.suite, hints=kill_hints([Path(h) for h in args.hints]),
+                      skip=() if args.include_equivalent or args.only else tuple(EQUIVALENT),
+                      campaign_survivors=args.campaign_survivors)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())

@@ -374,3 +374,80 @@ def test_dead_code_is_erased_and_counted() -> None:
     fn = parse_module(DEAD_ARITHMETIC).get_function("k")
     assert erase_dead_code(fn) == 2
     assert [i.name for i in fn.instructions() if i.name] == ["gid", "p"]
+
+
+# `@f` reaches itself only through `@g` (f -> g -> f); `@h` calls itself
+# directly and also makes an indirect call (a callee the analysis cannot see).
+RECURSIVE_CALLEES = """
+declare i64 @_Z13get_global_idj(i32)
+define internal i32 @f(i32 %x) {
+entry:
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %rec, label %done
+rec:
+  %y = sub i32 %x, 1
+  %r = call i32 @g(i32 %y)
+  %s = add i32 %r, 2
+  ret i32 %s
+done:
+  ret i32 0
+}
+define internal i32 @g(i32 %x) {
+entry:
+  %r = call i32 @f(i32 %x)
+  ret i32 %r
+}
+define internal i32 @h(i32 %x, ptr %fp) {
+entry:
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %rec, label %done
+rec:
+  %y = sub i32 %x, 1
+  %r = call i32 @h(i32 %y, ptr %fp)
+  %z = call i32 %fp(i32 %r)
+  ret i32 %z
+done:
+  ret i32 0
+}
+define internal i32 @inc(i32 %x) {
+entry:
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+define spir_kernel void @k(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %pin = getelementptr i32, ptr addrspace(1) %in, i64 %gid
+  %x = load i32, ptr addrspace(1) %pin, align 4
+  %xm = and i32 %x, 7
+  %a = call i32 @f(i32 %xm)
+  %b = call i32 @h(i32 %xm, ptr @inc)
+  %r = add i32 %a, %b
+  %pout = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %r, ptr addrspace(1) %pout, align 4
+  ret void
+}
+"""
+
+
+def test_recursive_callees_are_not_inlined() -> None:
+    """Kills builtin_inlining:drop-statement:15 (the recursion check stops
+    after the callee's own calls, so `f -> g -> f` looks non-recursive) and
+    builtin_inlining:compare-flip:29 (the check skips every direct callee
+    and trips on the indirect one). Inlining a recursive function never
+    ends: it would be unrolled up to MAX_INLINED_CALLS (256) copies, a
+    code-size blow-up for nothing, and the call must stay a call anyway.
+    The non-recursive `@inc`, passed by pointer only, is never called
+    directly, so nothing at all is inlined here."""
+    from vectorizer.ir import parse_module
+    from vectorizer.transform.builtin_inlining import inline_calls
+
+    module = parse_module(RECURSIVE_CALLEES)
+    fn = module.get_function("k")
+    assert inline_calls(fn, module) == 0
+    callees = [i.called_function.name for i in fn.instructions()
+               if type(i).__name__ == "CallInst" and i.called_function is not None]
+    assert callees == ["_Z13get_global_idj", "f", "h"]
+    report = oracle.check(RECURSIVE_CALLEES, widths=[4], timeout=20)
+    assert report.results
+    assert all(r.status == "match" for r in report.results), report.summary

@@ -101,7 +101,13 @@ def test_summary_scores_exclude_equivalent_mutants() -> None:
     assert s["ci_killed"] == 1 and s["either_killed"] == 2
     assert s["campaign_budgets"] == [60]
     assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:3"]
-    assert "| p | 4 | 1 | 1 | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+    assert "| p | 4 | 1 | 1 (0) | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+    # Kills by the byte-for-byte output fixture are counted apart.
+    fx = rec("4", True, None)
+    fx["ci"].update(how="tests/test_pipeline_fixtures.py::test_pipeline_output_unchanged_on_a_subset: x",
+                    suite="full")
+    s2 = PM.summarize([fx, rec("5", False, False)], {})
+    assert s2["fixture_killed"] == 1 and "| p | 2 | 0 | 1 (1) | 0 | 0 | compare-flip:5 |" in PM.markdown(s2)
 
 
 def test_ci_order_is_a_permutation_that_starts_varied() -> None:
@@ -134,3 +140,45 @@ def test_journal_appends_resume_and_the_last_record_wins(tmp_path: Path) -> None
     PM._append(j, {"mutant": m, "ci": {"killed": False}})
     PM._append(j, {"mutant": m, "ci": {"killed": True}})
     assert PM._done(j)["p:x:0"]["ci"]["killed"] is True
+
+
+def _edit(mid: str) -> dict:
+    return {"id": mid, "path": "vectorizer/analysis/x.py", "operator": "drop-statement", "function": "f",
+            "line": 3, "original": "seen.add(b)", "mutated": "pass", "start": 0, "end": 11}
+
+
+def test_kill_hints_follow_the_edit_not_the_id(tmp_path: Path) -> None:
+    """A hint is keyed by the edit (ids shift when a file changes): the test
+    that failed on it, or the closing test that killed it; a trivial kill
+    and a survivor give none."""
+    j = tmp_path / "j.jsonl"
+    recs = [
+        {"mutant": _edit("x:drop-statement:4"),
+         "ci": {"killed": True, "how": "tests/unit/test_a.py::test_b[p-1]: AssertionError: x"}},
+        {"mutant": {**_edit("x:drop-statement:5"), "original": "work.append(g)"},
+         "ci": {"killed": False, "how": "no failure"},
+         "closing": {"killed": True, "how": "", "tests": ["tests/test_k.py::test_c"]}},
+        {"mutant": {**_edit("x:drop-statement:6"), "original": "a.add(b)"},
+         "ci": {"killed": True, "trivial": True, "how": "smoke: tests/t.py::x"}},
+    ]
+    j.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    hints = PM.kill_hints([j])
+    moved = {**_edit("x:drop-statement:9"), "line": 30, "start": 500, "end": 511}
+    assert hints[PM._edit_key(moved)] == ["tests/unit/test_a.py::test_b[p-1]"]
+    assert hints[PM._edit_key(recs[1]["mutant"])] == ["tests/test_k.py::test_c"]
+    assert PM._edit_key(recs[2]["mutant"]) not in hints
+
+
+def test_full_suite_runs_hints_first_then_everything(tmp_path: Path) -> None:
+    """The hinted test decides at once; without a hint that fails, the whole
+    suite runs and any failing test kills; a passing suite survives."""
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    (root / "tests" / "test_bad.py").write_text("def test_bad():\n    assert 1 == 2\n")
+    hinted = PM.run_full_suite(root, 1, 120, ["tests/test_bad.py::test_bad"])
+    assert hinted["killed"] and hinted["stage"] == "hinted" and "test_bad" in hinted["how"]
+    late = PM.run_full_suite(root, 1, 120, ["tests/test_ok.py::test_ok"])
+    assert late["killed"] and late["stage"] == "suite"
+    (root / "tests" / "test_bad.py").unlink()
+    assert not PM.run_full_suite(root, 1, 120, [])["killed"]

@@ -46,3 +46,14 @@ def test_data_is_packetized_contiguous_addresses_are_not() -> None:
         assert pa.needs_packet(v[name]), name  # data, and the gather's address
     for name in ("gid", "pin", "pout", "pi"):
         assert not pa.needs_packet(v[name]), name  # contiguous addresses stay scalar
+
+
+def test_values_lists_every_packetized_value_once() -> None:
+    """`values` (what the SIMD width analysis sizes packets by) is exactly
+    the set `needs_packet` answers for, each value once: the data and the
+    gather's address, not the contiguous addresses."""
+    pa, v = _analysis()
+    names = [x.name for x in pa.values]
+    assert sorted(names) == sorted({"x", "g", "y", "i", "w", "pg"})
+    assert all(pa.needs_packet(x) for x in pa.values)
+    assert not [n for n, x in v.items() if pa.needs_packet(x) and n not in names]
