@@ -36,6 +36,13 @@ from .journal import Journal, JournalError
 from .signature import signature
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
+# Verdicts of the scalar reference run, which blame the input, never the
+# vectorizer (docs/oracle.md). A campaign's input is a generated kernel,
+# undefined-behaviour-free by construction (docs/fuzzing.md), so on one of
+# them they mean the generator produced UB: a generator defect, recorded
+# among the seed's failures (the case text kept, to reduce it) and reported
+# on its own line, never as a vectorizer failure nor in the exit status.
+GENERATOR_UB = ("scalar-fault", "scalar-race")
 
 
 class CampaignError(Exception):
@@ -253,13 +260,19 @@ def vectorize_here(case: Any, w: int, d: int, c: str) -> tuple[str, str, str, st
     return ("ok", "", r.ir, r.vectorized_name)
 
 
-def summarize_results(results: list[Any]) -> tuple[dict[str, int], list[dict[str, Any]]]:
-    """Status counts and the failures of one kernel, one per signature."""
+def summarize_results(results: list[Any], generated: bool = False) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Status counts and the failures of one kernel, one per signature.
+
+    With `generated` (the scalar kernel is the generator's own), a
+    `GENERATOR_UB` verdict is a failure too, one per status whatever the
+    configuration (the scalar run does not depend on it): signature
+    `scalar-race | generator UB`."""
     counts = Counter(r.status for r in results)
     seen: dict[str, dict[str, Any]] = {}
     for r in results:
-        if r.status in FAILING:
-            sig = signature(r)
+        ub = generated and r.status in GENERATOR_UB
+        if r.status in FAILING or ub:
+            sig = f"{r.status} | generator UB" if ub else signature(r)
             if sig not in seen:
                 seen[sig] = {"signature": sig, "status": r.status, "width": r.width, "dim": r.dim,
                              "choices": r.choices, "global_size": r.global_size,
@@ -293,7 +306,9 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
              "detail": f"{type(exc).__name__}: {exc}"[:400]}
         return {"type": "seed", "seed": seed, "n": 0, "summary": {"bad-case": 1},
                 "failures": [f], "case": text, "elapsed": time.perf_counter() - t0}
-    counts, failures = summarize_results(results)
+    # A peer's module carries the scalar kernel the reference runs: that one
+    # is the peer's output, not the generator's alone.
+    counts, failures = summarize_results(results, generated=spec.peer is None)
     return {"type": "seed", "seed": seed, "n": len(results), "summary": counts,
             "failures": failures, "case": text if failures else None,
             "elapsed": time.perf_counter() - t0,
@@ -323,6 +338,9 @@ class CampaignReport:
     seconds: float = 0.0
     summary: Counter[str] = field(default_factory=Counter)
     failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # signature -> first + count
+    # The same for the seeds' `GENERATOR_UB` failures, and every seed with one.
+    generator_ub: dict[str, dict[str, Any]] = field(default_factory=dict)
+    generator_ub_seeds: set[int] = field(default_factory=set)
     interrupted: bool = False
     coverage: dict[str, Counter[str]] = field(default_factory=lambda: {
         "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter()})
@@ -339,9 +357,13 @@ class CampaignReport:
         self.configurations += rec.get("n", 0)
         self.summary.update(rec.get("summary", {}))
         for f in rec.get("failures", []):
-            entry = self.failures.get(f["signature"])
+            table = self.failures
+            if f["status"] in GENERATOR_UB:
+                table = self.generator_ub
+                self.generator_ub_seeds.add(rec["seed"])
+            entry = table.get(f["signature"])
             if entry is None:
-                self.failures[f["signature"]] = {**f, "seed": rec["seed"], "count": 1, "seeds": [rec["seed"]]}
+                table[f["signature"]] = {**f, "seed": rec["seed"], "count": 1, "seeds": [rec["seed"]]}
             else:
                 entry["count"] += 1
                 if len(entry["seeds"]) < 20:
@@ -357,6 +379,9 @@ class CampaignReport:
         return {"seeds": self.seeds, "configurations": self.configurations,
                 "seconds": round(self.seconds, 3), "throughput": round(self.throughput, 3),
                 "summary": dict(self.summary), "failures": list(self.failures.values()),
+                "generator_ub": {"kernels": len(self.generator_ub_seeds),
+                                 "seeds": sorted(self.generator_ub_seeds),
+                                 "failures": list(self.generator_ub.values())},
                 "interrupted": self.interrupted,
                 "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()}}
 
@@ -390,8 +415,23 @@ class CampaignReport:
                 lines.append(f"{f['count']:>5}  {f['seed']:>10}  {sig}")
         else:
             lines += ["", "no failures"]
+        if self.generator_ub_seeds:
+            lines += ["", self.generator_ub_line()]
         lines += self.coverage_lines()
         return "\n".join(lines)
+
+    def generator_ub_line(self) -> str:
+        """`generator produced UB: N kernels, seeds ...`: the generator's
+        defects this campaign found (kept apart from the vectorizer's)."""
+        seeds = sorted(self.generator_ub_seeds)
+        shown = ", ".join(map(str, seeds[:20])) + (f" and {len(seeds) - 20} more" if len(seeds) > 20 else "")
+        statuses: Counter[str] = Counter()
+        for f in self.generator_ub.values():
+            statuses[f["status"]] += f["count"]
+        what = ", ".join(f"{st} {n}" for st, n in sorted(statuses.items()))
+        n = len(seeds)
+        return (f"generator produced UB: {n} kernel{'s' if n != 1 else ''}, seed{'s' if n != 1 else ''} "
+                f"{shown} ({what}: a generator defect, not the vectorizer's)")
 
 
 class Progress:
@@ -419,8 +459,9 @@ class Progress:
         frac = min(1.0, frac)
         bar = "#" * int(frac * 30)
         fails = sum(f["count"] for f in report.failures.values())
+        ub = f" generator-ub={len(report.generator_ub_seeds)}" if report.generator_ub_seeds else ""
         line = (f"[{bar:<30}] {report.seeds}{'/' + str(self.total) if self.total else ''} kernels "
-                f"{el:.0f}s {report.configurations / el if el else 0:.1f} cfg/s failures={fails}")
+                f"{el:.0f}s {report.configurations / el if el else 0:.1f} cfg/s failures={fails}{ub}")
         self.stream.write(("\r" + line) if self.tty else line + "\n")
         if final and self.tty:
             self.stream.write("\n")

@@ -261,6 +261,8 @@ def _run(ns: argparse.Namespace) -> int:
         out = report.to_json()
         out["reduced"] = reduced
         print(json.dumps(out))
+        if report.generator_ub_seeds and sys.stderr is not None:  # the table has it; say it beside the JSON too
+            print(f"vecz-fuzz: warning: {report.generator_ub_line()}", file=sys.stderr)
     else:
         print(report.table())
         for r in reduced:

@@ -11,6 +11,7 @@ from .plan import (
     Affine,
     Assign,
     Atomic,
+    Barrier,
     Bin,
     Block,
     Break,
@@ -42,6 +43,8 @@ from .plan import (
     Neg,
     Overflow,
     ParamRef,
+    PeerSlot,
+    PrefixScan,
     Printf,
     PrivInit,
     PrivLoad,
@@ -57,6 +60,7 @@ from .plan import (
     Stmt,
     Store,
     Switch,
+    TreeReduce,
     UniformStore,
     VarRef,
     VLoad,
@@ -110,10 +114,9 @@ def expr_c(e: Expr) -> str:
     if isinstance(e, Overflow):
         return f"{e.op}_overflow({expr_c(e.a)}, {expr_c(e.b)}).{'value' if e.part == 0 else 'overflow'}"
     if isinstance(e, Builtin):
-        name = f"convert_{e.ty.c}" if e.name == "convert" else e.name
-        return f"{name}({', '.join(expr_c(a) for a in e.args)})"
+        return _builtin_c(e)
     if isinstance(e, VLoad):
-        return f"vload{e.lanes}(wrap({expr_c(e.expr)}), {e.buffer.name})"
+        return _vload_c(e)
     if isinstance(e, PtrCmp):
         return f"(&{e.buffer.name}[{addr_c(e.a)}] {e.pred} &{e.buffer.name}[{addr_c(e.b)}])"
     if isinstance(e, PtrDiff):
@@ -133,6 +136,36 @@ def expr_c(e: Expr) -> str:
     if isinstance(e, Splat):
         return f"({e.ty.c})({expr_c(e.a)})"
     return f"<{type(e).__name__}>"
+
+
+def _builtin_c(e: Builtin) -> str:
+    """A builtin call as OpenCL C spells it. A builtin with a pointer output
+    (`frexp`, `modf`, `fract`, `sincos`, `remquo`, `lgamma_r`) is shown with
+    its private output argument: `frexp(x, &(int4){0})` when the call's own
+    result is used (what the callee writes is dropped), and a statement
+    expression reading the output back when that is the value used
+    (`part` 1), as the emitter loads the slot after the call."""
+    name = e.name
+    if name == "convert":  # the older spelling: destination type, signedness and rounding mode
+        name = f"convert_{'' if e.signed or not e.ty.is_int else 'u'}{e.ty.c}{e.suffix}"
+    args = [expr_c(a) for a in e.args]
+    if e.out is None:
+        return f"{name}({', '.join(args)})"
+    # The pointee as the overload spells it (`int4*`): the plan's type has no signedness.
+    out_ty = e.params[-1].rstrip("*") if e.params else e.out.c
+    if e.part == 0:
+        return f"{name}({', '.join([*args, f'&({out_ty}){{0}}'])})"
+    return f"({{ {out_ty} out_; {name}({', '.join([*args, '&out_'])}); out_; }})"
+
+
+def _vload_c(e: VLoad) -> str:
+    """`vload<N>`, `vload_half<N>` or `vloada_half<N>` as OpenCL C calls it:
+    a wrapped offset from the buffer's start, or a constant offset from a
+    per-work-item address (`base`)."""
+    name = f"{e.half}{e.lanes if e.lanes > 1 else ''}" if e.half else f"vload{e.lanes}"
+    if e.base is not None:
+        return f"{name}({e.offset}, &{e.buffer.name}[{addr_c(e.base)}])"
+    return f"{name}(wrap({expr_c(e.expr)}), {e.buffer.name})"
 
 
 def addr_c(a: Addr, buf: Buffer | None = None) -> str:
@@ -158,7 +191,27 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
         return f"llin*K + {a.slot}"
     if isinstance(a, CursorAddr):
         return f"/*pointer iv*/ {addr_c(a.cursor.start)} + {a.cursor.step}*i"
+    if isinstance(a, PeerSlot):
+        return _peer_c(a, buf is not None and buf.two_d)
     return f"<{type(a).__name__}>"
+
+
+def _peer_c(a: PeerSlot, two_d: bool) -> str:
+    """Another work-item's slot of a tile: `L` work-items in the group at
+    `llin`; in a 2-D tile, row `r` of `lr` and column `x` of `lx`."""
+    if two_d:
+        row, col = {"first": ("0", "0"), "right": ("r", f"(x + {a.shift}) % lx"),
+                    "down": (f"(r + {a.shift}) % lr", "x"), "mirror": ("r", "lx - 1 - x")}[a.pattern]
+        return f"{row}][{col}"
+    return {"first": "0", "rotate": f"(llin + {a.shift}) % L", "mirror": "L - 1 - llin",
+            "xor": f"(llin ^ {a.shift}) < L ? llin ^ {a.shift} : llin"}[a.pattern]
+
+
+_FENCE = {1: "CLK_LOCAL_MEM_FENCE", 2: "CLK_GLOBAL_MEM_FENCE", 3: "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"}
+
+
+def _barrier_c(s: Barrier) -> str:
+    return f"{s.spelling}({_FENCE[s.fence]})"
 
 
 def _slot(buf: Buffer) -> str:
@@ -168,6 +221,16 @@ def _slot(buf: Buffer) -> str:
         "perm": f"perm{buf.perm_mul},{buf.perm_xor}(lin)",
         "indirect": f"perm{buf.perm_mul},{buf.perm_xor}({buf.iota.name if buf.iota else '?'}[lin])",
     }[buf.mapping]
+
+
+def _own_slot(buf: Buffer, slot: int) -> str:
+    """The index of a work-item's own slot `slot`: of an output buffer by its
+    mapping, of a `__local` buffer or tile by its local linear id (row and
+    column in a 2-D tile)."""
+    if buf.two_d:
+        return "r][x"
+    base = "llin" if buf.is_local else _slot(buf)
+    return f"{base}*{buf.slots} + {slot}"
 
 
 def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
@@ -213,7 +276,7 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
             out += stmts_c(s.default, indent + 1)
             out.append(f"{pad}}}")
         elif isinstance(s, Store):
-            out.append(f"{pad}{s.buffer.name}[{_slot(s.buffer)}*{s.buffer.slots} + {s.slot}] = {expr_c(s.value)};")
+            out.append(f"{pad}{s.buffer.name}[{_own_slot(s.buffer, s.slot)}] = {expr_c(s.value)};")
         elif isinstance(s, UniformStore):
             out.append(f"{pad}{s.buffer.name}[{s.index}] = {expr_c(s.value)};")
         elif isinstance(s, Atomic):
@@ -241,6 +304,16 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
         elif isinstance(s, VStore):
             out.append(f"{pad}vstore{s.value.ty.lanes}({expr_c(s.value)}, {s.offset}, "
                        f"&{s.buffer.name}[{_slot(s.buffer)}*K + {s.slot}]);")
+        elif isinstance(s, Barrier):
+            out.append(f"{pad}{_barrier_c(s)};")
+        elif isinstance(s, TreeReduce):
+            t = s.tile.name
+            out.append(f"{pad}{t}[0] = reduce_{s.form}({s.op}, {t}[0 .. L-1]);  "
+                       f"// a round per tree level, {_barrier_c(s.barrier)} after each")
+        elif isinstance(s, PrefixScan):
+            t = s.tile.name
+            out.append(f"{pad}{t}[llin] = inclusive_scan({s.op}, {t}[0 .. llin]);  "
+                       f"// Hillis-Steele rounds, {_barrier_c(s.barrier)} twice in each")
         elif isinstance(s, Printf):
             args = "".join(f", {expr_c(a)}" for a in s.args)
             out.append(f"{pad}printf({s.fmt!r}{args});")

@@ -8,10 +8,12 @@ from dataclasses import asdict
 
 import pytest
 
-from fuzz.campaign import Campaign, CampaignError, Spec, run_seed
+from fuzz import campaign
+from fuzz.campaign import Campaign, CampaignError, CampaignReport, Spec, run_seed, summarize_results
 from fuzz.cli import main
 from fuzz.journal import Journal
 from fuzz.signature import signature
+from oracle import Result
 
 # A fault that almost every uniform kernel exposes: real failures, cheaply.
 FAULTY = Spec(profile="uniform", mutate="step-swap", widths=[4], dims=[0], timeout=5.0)
@@ -119,3 +121,92 @@ def test_dask_local_cluster() -> None:
     assert rep.seeds == 3
     assert dict(rep.summary) == dict(local.summary)
     assert set(rep.failures) == set(local.failures)
+
+
+# ---------------------------------------------------------------------------
+# Scalar verdicts on generated kernels: the generator produced UB
+
+_HEADER = "; vecz-case: 1\n; kernel: k\n; args: buf:i32:64\n; ndrange: global=16 local=4\n"
+_GID = "declare i64 @_Z13get_global_idj(i32 noundef)\n"
+# Every work-item writes its own id to out[0]: a race (`scalar-race`).
+RACY = _HEADER + _GID + """define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 noundef 0)
+  %g = trunc i64 %gid to i32
+  store i32 %g, ptr addrspace(1) %out, align 4
+  ret void
+}
+"""
+# out[gid + 64] of a 64-element buffer: out of bounds (`scalar-fault`).
+OUT_OF_BOUNDS = _HEADER + _GID + """define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 noundef 0)
+  %i = add i64 %gid, 64
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %i
+  store i32 1, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def _result(status: str, width: int = 4, dim: int = 0) -> Result:
+    return Result(width, dim, "", [16], [4], status, f"{status} detail")
+
+
+def test_scalar_verdicts_of_a_generated_kernel_are_generator_ub_one_per_status() -> None:
+    results = [_result("scalar-race", w) for w in (1, 4, 8)] + [_result("scalar-fault"), _result("match")]
+    counts, failures = summarize_results(results, generated=True)
+    assert counts == {"scalar-race": 3, "scalar-fault": 1, "match": 1}
+    assert sorted(f["signature"] for f in failures) == ["scalar-fault | generator UB", "scalar-race | generator UB"]
+    # Input that is not the generator's alone (a peer's module): the input's fault, as the oracle says.
+    assert summarize_results(results)[1] == []
+
+
+@pytest.mark.parametrize(("peer", "recorded"), [(None, True), ("veczc {kernel} {input} -o {output}", False)])
+def test_run_seed_records_generator_ub_except_for_a_peer(monkeypatch, peer: str | None, recorded: bool) -> None:
+    monkeypatch.setattr(campaign, "make_case", lambda seed, spec: RACY)
+    monkeypatch.setattr(campaign, "check_case", lambda text, spec: [_result("scalar-race"), _result("match", 8)])
+    rec = run_seed(7, asdict(Spec(profile="default", widths=[4, 8], dims=[0], peer=peer)))
+    assert [f["status"] for f in rec["failures"]] == (["scalar-race"] if recorded else [])
+    assert rec["case"] == (RACY if recorded else None)  # kept to be reduced
+
+
+def test_report_keeps_generator_ub_apart_from_vectorizer_failures() -> None:
+    rep = CampaignReport()
+    mismatch = {"signature": "mismatch | w=4 d=0 c=- | buffer 0 lane 1", "status": "mismatch"}
+    race = {"signature": "scalar-race | generator UB", "status": "scalar-race"}
+    fault = {"signature": "scalar-fault | generator UB", "status": "scalar-fault"}
+    for seed, failures in ((3, [race]), (5, [mismatch]), (9, [race, fault]), (11, [])):
+        rep.add({"seed": seed, "n": 2, "summary": {}, "failures": failures})
+    assert list(rep.failures) == [mismatch["signature"]]  # what the exit status counts
+    assert rep.generator_ub_seeds == {3, 9}
+    text = rep.table()
+    assert "1 distinct failure signature(s)" in text and "scalar-race | generator UB" not in text
+    assert "generator produced UB: 2 kernels, seeds 3, 9 (scalar-fault 1, scalar-race 2:" in text
+    out = rep.to_json()
+    assert [f["status"] for f in out["failures"]] == ["mismatch"]
+    assert out["generator_ub"]["kernels"] == 2 and out["generator_ub"]["seeds"] == [3, 9]
+
+
+def test_campaign_reports_generator_ub_on_its_own_line(monkeypatch, tmp_path, capsys) -> None:
+    """Through the oracle: a racy and an out-of-bounds "generated" kernel.
+    Exit 0 (no vectorizer failure, as documented), the kernels in the JSON
+    and a warning beside it, the failures and case texts in the journal,
+    the line in the table of `report`."""
+    monkeypatch.setattr(campaign, "make_case", lambda seed, spec: (RACY, OUT_OF_BOUNDS)[seed])
+    journal = tmp_path / "j.jsonl"
+    code = main(["run", "--seed", "0", "--count", "2", "--no-rotate", "--widths", "4", "--dims", "0",
+                 "--jobs", "1", "--journal", str(journal), "--no-progress", "--json"])
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    assert code == 0, rep
+    assert rep["failures"] == [] and rep["generator_ub"]["seeds"] == [0, 1]
+    line = "generator produced UB: 2 kernels, seeds 0, 1 (scalar-fault 1, scalar-race 1:"
+    assert f"vecz-fuzz: warning: {line}" in captured.err
+    recs = {r["seed"]: r for r in Journal(journal).seed_records()}
+    assert [f["status"] for f in recs[0]["failures"]] == ["scalar-race"]
+    assert [f["status"] for f in recs[1]["failures"]] == ["scalar-fault"]
+    assert recs[0]["case"] == RACY and recs[1]["case"] == OUT_OF_BOUNDS
+    assert main(["report", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert line in out and "no failures" in out

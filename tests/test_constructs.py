@@ -111,6 +111,14 @@ def test_explanations() -> None:
     assert C.explanation("call builtin:mem_fence(constant)") is None  # generated before some atomics
     assert "copies" in C.explanation("call builtin:async_work_group_copy(uniform,uniform,uniform,uniform)")
     assert "subgroup_kernels" in C.explanation("call builtin:__mux_sub_group_reduce_add_i32(varying)")
+    # Collectives: the `subgroup` profile of the rotation generates the OpenCL C names, so only the
+    # `__mux_` spellings have a reason (it said the profile was still being registered).
+    mux = C.explanation("call builtin:__mux_get_sub_group_id()")
+    assert "`subgroup` profile of the rotation" in mux and "being registered" not in mux
+    assert C.explanation("call builtin:__mux_work_group_scan_inclusive_add_i32(constant,varying)") == mux
+    assert C.explanation("call builtin:sub_group_reduce_add(varying)") is None  # generated
+    assert C.explanation("call builtin:work_group_broadcast(varying,uniform)") is None  # generated
+    assert C.explanation("call builtin:__mux_work_group_barrier(constant,constant,constant)") is None  # generated
     assert C.explanation("call builtin:atomic_add(varying,varying)") is None  # generated
     assert "order" in C.explanation("call builtin:atom_xchg(varying,uniform)")
     assert C.explanation("type <vscale x 4 x float>") is not None

@@ -3,20 +3,30 @@ construction checked on the plans themselves (no IR, no oracle)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from fuzz.builtin_calls import OUT_BUILTINS
 from fuzz.choice_source import Choices, RandomSource, RecordingSource, ReplaySource
 from fuzz.coverage import coverage, features
 from fuzz.generator import plan_kernel
 from fuzz.knobs import PROFILES, Knobs, make_knobs
 from fuzz.plan import (
+    F16,
+    F32,
     I1,
+    I32,
+    I64,
     Affine,
+    Barrier,
     Bin,
     Block,
     Break,
     Buffer,
+    Builtin,
+    Const,
     ConstAddr,
     Continue,
     CopyOut,
@@ -24,22 +34,30 @@ from fuzz.plan import (
     If,
     Indirect,
     KernelPlan,
+    Let,
     Load,
     LocalSlot,
     Loop,
     Math,
+    PeerSlot,
+    PrefixScan,
     PrivInit,
     Return,
     SelectAddr,
     Stmt,
+    Store,
     Switch,
+    TreeReduce,
     UniformStore,
+    Var,
+    VarRef,
+    VLoad,
     Wrapped,
     walk_expr,
     walk_stmts,
 )
 from fuzz.planner import INVARIANT, Planner, next_pow2
-from fuzz.pretty import plan_c
+from fuzz.pretty import expr_c, plan_c, stmts_c
 from fuzz.strategies import plans
 
 SEEDS = range(150)
@@ -398,3 +416,79 @@ def test_invariant_mode_never_depends_on_the_work_item() -> None:
                 assert type(x).__name__ not in ("VarRef", "Lin", "PrivLoad", "Call", "PtrCmp")
                 if isinstance(x, Load):
                     assert _invariant_addr(x.addr), x.addr
+
+
+# ---------------------------------------------------------------------------
+# The pseudo-C printer (`vecz-fuzz generate --plan`, reduced kernels)
+
+
+def _half_buffer() -> Buffer:
+    return Buffer("in1", "in", F16, count=64)
+
+
+@pytest.mark.parametrize(("half", "lanes", "call"), [
+    ("vload_half", 1, "vload_half(wrap(v0), in1)"),
+    ("vload_half", 4, "vload_half4(wrap(v0), in1)"),
+    ("vloada_half", 1, "vloada_half(wrap(v0), in1)"),
+    ("vloada_half", 8, "vloada_half8(wrap(v0), in1)"),
+    ("", 4, "vload4(wrap(v0), in1)"),
+])
+def test_pretty_spells_vload_half_as_called(half: str, lanes: int, call: str) -> None:
+    # `vload_half` was printed as `vload`: a float load from a half buffer read as a half load.
+    assert expr_c(VLoad(_half_buffer(), lanes, VarRef(Var(0, I64)), half=half)) == call
+
+
+def test_pretty_vload_at_a_per_work_item_address() -> None:
+    e = VLoad(_half_buffer(), 2, Const(I64, 0), base=Affine("lin", 0, 2, 3), offset=1, half="vload_half")
+    assert expr_c(e) == "vload_half2(1, &in1[3 + 2*lin])"
+
+
+@pytest.mark.parametrize("name", sorted(OUT_BUILTINS))
+def test_pretty_shows_the_output_pointer_of_a_builtin(name: str) -> None:
+    n, elem = OUT_BUILTINS[name]
+    out = F32.with_lanes(4) if elem == "same" else I32.with_lanes(4)
+    args = tuple(VarRef(Var(i, F32.with_lanes(4))) for i in range(n))
+    params = ("float4",) * n + (f"{'float4' if elem == 'same' else 'int4'}*",)
+    listed = ", ".join(f"v{i}" for i in range(n))
+    result = Builtin(name, args, F32.with_lanes(4), params=params, out=out, part=0)
+    assert expr_c(result) == f"{name}({listed}, &({params[-1][:-1]}){{0}})"
+    # What the call wrote is the value used: the call, then its output read back.
+    written = Builtin(name, args, out, params=params, out=out, part=1)
+    t = params[-1][:-1]
+    assert expr_c(written) == f"({{ {t} out_; {name}({listed}, &out_); out_; }})"
+
+
+def test_pretty_spells_the_older_convert_with_signedness_and_rounding() -> None:
+    e = Builtin("convert", (VarRef(Var(0, F32)),), I32, signed=False, suffix="_rtz")
+    assert expr_c(e) == "convert_uint_rtz(v0)"
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_pretty_prints_every_node_the_generator_makes(profile: str) -> None:
+    """No `<NodeName>` placeholder: each statement, expression and address
+    the planner makes has a spelling (barriers, tree reductions, scans and
+    peer slots of the `workgroup` profile had none)."""
+    for seed in range(12):
+        text = plan_c(_plan(seed, profile=profile))
+        assert not re.search(r"<[A-Z]\w*>", text), (seed, re.findall(r"<[A-Z]\w*>", text))
+
+
+def test_pretty_work_group_statements() -> None:
+    tile = Buffer("tile0", "tile", I32, addrspace=3, slots=1)
+    b = Barrier(fence=3, spelling="work_group_barrier")
+    lines = stmts_c([b, TreeReduce(tile, "add", "halving", Barrier()), PrefixScan(tile, "umin", Barrier(2)),
+                     Let(Var(1, I32), Load(tile, PeerSlot("rotate", 3)))], indent=0)
+    assert lines[0] == "work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    assert lines[1].startswith("tile0[0] = reduce_halving(add, tile0[0 .. L-1]);")
+    assert "barrier(CLK_LOCAL_MEM_FENCE)" in lines[1]
+    assert lines[2].startswith("tile0[llin] = inclusive_scan(umin, tile0[0 .. llin]);")
+    assert "barrier(CLK_GLOBAL_MEM_FENCE)" in lines[2]
+    assert lines[3] == "int v1 = tile0[(llin + 3) % L];"
+
+
+def test_pretty_stores_to_local_memory_at_the_local_linear_id() -> None:
+    local = Buffer("local0", "local", I32, addrspace=3, slots=2)
+    tile = Buffer("tile1", "tile", I32, addrspace=3, slots=1, two_d=True, rows=4, cols=4)
+    lines = stmts_c([Store(local, 1, Const(I32, 7)), Store(tile, 0, Const(I32, 1)),
+                     Let(Var(2, I32), Load(tile, PeerSlot("right", 1)))], indent=0)
+    assert lines == ["local0[llin*2 + 1] = 7;", "tile1[r][x] = 1;", "int v2 = tile1[r][(x + 1) % lx];"]
