@@ -633,7 +633,8 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
         campaign_all: bool = False, again: bool = False,
         closing_tests: Sequence[str] = (), suite: str = "full",
         hints: dict[tuple[str, str, str, str], list[str]] | None = None,
-        skip: Sequence[str] = (), campaign_survivors: bool = False) -> list[dict[str, Any]]:
+        skip: Sequence[str] = (), campaign_survivors: bool = False,
+        extend_to: float = 0.0) -> list[dict[str, Any]]:
     """Judge each mutant (skipping those `journal` already holds, unless
     `again`) and append one JSON line per mutant to `journal` as soon as it
     is judged. A mutant whose copy fails the smoke kernel is killed there
@@ -650,14 +651,24 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
         # suite; the record keeps their CI verdict beside the campaign's.
         done = {k: r for k, r in earlier.items() if "campaign" in r or (r.get("ci") or {}).get("killed")}
         ci = False
+    if extend_to:
+        # Only mutants whose campaign ran for less than `extend_to` without a kill.
+        done = {k: r for k, r in earlier.items()
+                if not ("campaign" in r and not r["campaign"].get("killed")
+                        and r["campaign"].get("budget", extend_to) < extend_to)}
+        ci = False
     results = [done[m.id] for m in mutants if m.id in done]
-    todo = [m for m in mutants if m.id not in done and (m.id in earlier or not campaign_survivors)]
+    todo = [m for m in mutants if m.id not in done and (m.id in earlier or not (campaign_survivors or extend_to))]
     journal.parent.mkdir(parents=True, exist_ok=True)
     tests = order_tests(ci_test_ids()) if ci and todo and suite == "differential" else []
     hints = hints or {}
     for i, m in enumerate(todo, 1):
         now = _done(journal).get(m.id)
-        if not (again or closing_tests) and now and (not campaign_survivors or "campaign" in now):
+        if extend_to:
+            if now and now.get("campaign", {}).get("budget", 0) >= extend_to:
+                continue  # extended meanwhile by another shard
+            earlier[m.id] = now or earlier[m.id]
+        elif not (again or closing_tests) and now and (not campaign_survivors or "campaign" in now):
             continue  # judged meanwhile by another shard
         if progress:
             print(f"[{i}/{len(todo)}] {m.id} ({m.path}:{m.line}) {m.original!r} -> {m.mutated!r}",
@@ -670,6 +681,21 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
                 rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
                 rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
                 rec["campaign"]["budget"] = campaign_seconds
+                _append(journal, rec)
+                print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
+                      f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                results.append(rec)
+                continue
+            if extend_to:
+                # The campaign goes on from the seed after the last one run:
+                # seeds are judged in order, each with its own rotation, so
+                # the two parts are one campaign of `extend_to` seconds.
+                rec = {**earlier[m.id], "mutant": asdict(m)}
+                before = rec["campaign"]
+                more = run_campaign(root, extend_to - before["budget"], jobs, seed + before.get("seeds", 0),
+                                    campaign_args)
+                rec["campaign"] = {**more, "seconds": before["seconds"] + more["seconds"],
+                                   "seeds": before.get("seeds", 0) + more["seeds"], "budget": extend_to}
                 _append(journal, rec)
                 print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
                       f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
@@ -833,6 +859,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--reverse", action="store_true",
                     help="judge from the last mutant (a helper shard meeting the others halfway)")
     rp.add_argument("--campaign-all", action="store_true", help="run the campaign on CI-killed mutants too")
+    rp.add_argument("--extend-to", type=float, default=0.0, metavar="S",
+                    help="continue the journal's surviving campaigns, from their next seed, to S seconds in all")
     rp.add_argument("--campaign-survivors", action="store_true",
                     help="run only the campaign, on the mutants the journal has as CI survivors")
     rp.add_argument("--again", action="store_true", help="judge the selected mutants even if the journal has them")
@@ -873,7 +901,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       campaign_all=args.campaign_all, again=args.again, closing_tests=args.closing_test,
                       suite=args.suite, hints=kill_hints([Path(h) for h in args.hints]),
                       skip=() if args.include_equivalent or args.only else tuple(EQUIVALENT),
-                      campaign_survivors=args.campaign_survivors)
+                      campaign_survivors=args.campaign_survivors, extend_to=args.extend_to)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
     results = list(_done(Path(args.journal)).values())

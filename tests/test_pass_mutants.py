@@ -182,3 +182,27 @@ def test_full_suite_runs_hints_first_then_everything(tmp_path: Path) -> None:
     assert late["killed"] and late["stage"] == "suite"
     (root / "tests" / "test_bad.py").unlink()
     assert not PM.run_full_suite(root, 1, 120, [])["killed"]
+
+
+def test_a_surviving_campaign_is_extended_from_its_next_seed(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--extend-to`: a campaign that survived 120 s goes on from the seed
+    after its last one for the remaining seconds, and the record sums both
+    parts; a killed or long-enough campaign is left alone."""
+    m0, m1 = PM.catalogue()[:2]
+    j = tmp_path / "j.jsonl"
+    recs = [{"mutant": PM.asdict(m0), "campaign": {"killed": False, "seconds": 125.0, "seeds": 7, "budget": 120.0}},
+            {"mutant": PM.asdict(m1), "campaign": {"killed": True, "seconds": 3.0, "seeds": 1, "budget": 120.0}}]
+    j.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    calls: list[tuple[float, int]] = []
+
+    def fake_campaign(root, seconds, jobs, seed, extra=()):  # type: ignore[no-untyped-def]
+        calls.append((seconds, seed))
+        return {"killed": True, "seconds": 40.0, "seeds": 3, "how": "seed 1000009: mismatch"}
+
+    monkeypatch.setattr(PM, "run_campaign", fake_campaign)
+    PM.run([m0, m1], j, ci=False, campaign_seconds=0, jobs=1, seed=1_000_000, ci_timeout=1,
+           progress=False, extend_to=600.0)
+    assert calls == [(480.0, 1_000_007)]
+    last = PM._done(j)[m0.id]["campaign"]
+    assert last["killed"] and last["budget"] == 600.0 and last["seeds"] == 10 and last["seconds"] == 165.0
