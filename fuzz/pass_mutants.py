@@ -750,9 +750,12 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
         if "campaign" in rec:
             budgets.add(rec["campaign"].get("budget", round(rec["campaign"].get("seconds", 0))))
         ci, camp, closed = killed(rec, "ci"), killed(rec, "campaign"), killed(rec, "closing")
-        p["trivial"] += bool(rec.get("ci", {}).get("trivial"))
+        if m["id"] in equivalent:
+            ci = camp = closed = False  # argued equivalent: its verdicts are not scored
+        p["trivial"] += bool(rec.get("ci", {}).get("trivial")) and m["id"] not in equivalent
         p["ci"] += ci
-        # Killed only by the byte-for-byte output fixture: a change detector.
+        # First failure in the byte-for-byte output fixture (a change detector; the
+        # run stops there, so whether an oracle test fails too is not known).
         p["fixture"] += ci and "test_pipeline_output_unchanged" in rec.get("ci", {}).get("how", "")
         p["campaign_alone"] += camp
         p["campaign"] += camp and not ci
@@ -776,8 +779,14 @@ def summarize(results: Sequence[dict[str, Any]], equivalent: dict[str, str] | No
     fixture = sum(1 for r in live if killed(r, "ci")
                   and "test_pipeline_output_unchanged" in r.get("ci", {}).get("how", ""))
     slow = [r["mutant"]["id"] for r in live if r.get("ci", {}).get("slow")]
+    # The campaign ran on every mutant (not only on CI survivors): its own
+    # kill rate, a mutant the smoke kernel kills counted as killed.
+    ran = [r for r in live if not r.get("ci", {}).get("trivial")]
+    on_all = bool(ran) and all("campaign" in r for r in ran)
+    alone = sum(1 for r in live if killed(r, "campaign") or r.get("ci", {}).get("trivial"))
     return {"mutants": len(results), "equivalent": len(results) - len(live), "live": len(live),
-            "suites": suites, "fixture_killed": fixture, "slow": slow,
+            "suites": suites, "fixture_killed": fixture, "slow": slow, "campaign_on_all": on_all,
+            "campaign_alone_killed": alone, "campaign_alone_score": alone / n,
             "trivial": sum(1 for r in results if r.get("ci", {}).get("trivial")),
             "ci_killed": ci_k, "either_killed": either, "closed_killed": closed,
             "ci_score": ci_k / n, "campaign_score": either / n, "closed_score": closed / n,
@@ -789,31 +798,57 @@ def markdown(summary: dict[str, Any]) -> str:
     full = summary.get("suites") == ["full"]
     suite = "CI suite" if full else "CI differential suite"
     outside = "" if full else ", ● by an existing test outside the differential suite"
-    rows = [f"| pass | mutants | trivial | killed by the {suite} (of which by the output fixture only) "
-            f"| then by campaign | equivalent | survivors (✓ killed by a new test{outside}) |",
-            "|---|---|---|---|---|---|---|"]
+    on_all = summary.get("campaign_on_all", False)
+    budgets = "/".join(f"{b:.0f} s" for b in summary.get("campaign_budgets", [])) or "none run"
+    camp_head = f"killed by a campaign alone ({budgets})" if on_all else f"then by a campaign ({budgets})"
+    rows = [f"| pass | mutants | equivalent | trivial | killed by the {suite} (the output fixture failed first) "
+            f"| {camp_head} | by either | survivors (✓ killed by a new test{outside}) |",
+            "|---|---|---|---|---|---|---|---|"]
 
-    def mark(s: dict[str, Any]) -> str:
-        if not s["closed_by"]:
+    def mark(x: dict[str, Any]) -> str:
+        if not x["closed_by"]:
             return ""
-        return " ✓" if any(t.startswith(CLOSING_TESTS) for t in s["closed_by"]) else " ●"
+        return " ✓" if any(t.startswith(CLOSING_TESTS) for t in x["closed_by"]) else " ●"
+
+    def camp(p: dict[str, Any]) -> int:
+        return p["campaign_alone"] + p["trivial"] if on_all else p["campaign"]
 
     for name, p in sorted(summary["passes"].items()):
-        surv = ", ".join(s["id"].split(":", 1)[1] + mark(s) for s in p["survivors"]) or "-"
-        rows.append(f"| {name} | {p['mutants']} | {p['trivial']} | {p['ci']} ({p['fixture']}) | {p['campaign']} | "
-                    f"{p['equivalent']} | {surv} |")
+        surv = ", ".join(x["id"].split(":", 1)[1] + mark(x) for x in p["survivors"]) or "-"
+        rows.append(f"| {name} | {p['mutants']} | {p['equivalent']} | {p['trivial']} | {p['ci']} ({p['fixture']}) "
+                    f"| {camp(p)} | {p['either']} | {surv} |")
     s = summary
-    rows.append(f"| **total** | {s['mutants']} | {s['trivial']} | "
-                f"{sum(p['ci'] for p in s['passes'].values())} ({s['fixture_killed']}) | "
-                f"{sum(p['campaign'] for p in s['passes'].values())} "
-                f"| {s['equivalent']} | {sum(len(p['survivors']) for p in s['passes'].values())} |")
+    tot = {k: sum(p[k] for p in s["passes"].values()) for k in ("ci", "either")}
+    rows.append(f"| **total** | {s['mutants']} | {s['equivalent']} | {s['trivial']} | {tot['ci']} "
+                f"({s['fixture_killed']}) | {sum(camp(p) for p in s['passes'].values())} | {tot['either']} "
+                f"| {sum(len(p['survivors']) for p in s['passes'].values())} |")
     rows.append("")
+    camp_line = (f"a campaign alone kills {s['campaign_alone_killed']} ({s['campaign_alone_score']:.0%}, the "
+                 f"trivial ones counted), " if on_all else "")
     rows.append(f"{s['mutants']} mutants ({s['trivial']} trivial: the copy fails the smoke kernel), "
                 f"{s['equivalent']} argued equivalent; over the other {s['live']} the {suite} kills "
-                f"{s['ci_killed']} ({s['ci_score']:.0%}), the CI suite plus a campaign on its survivors "
+                f"{s['ci_killed']} ({s['ci_score']:.0%}), {camp_line}the CI suite or the campaign "
                 f"{s['either_killed']} ({s['campaign_score']:.0%}), and with the closing tests "
                 f"{s['closed_killed']} ({s['closed_score']:.0%}).")
     return "\n".join(rows)
+
+
+def merge_journals(journals: Sequence[Path], with_equivalent: bool = True) -> list[dict[str, Any]]:
+    """One record per mutant from several journals (a CI run, a campaign
+    run, closing tests): the verdicts of each, the later journal's kept on
+    a clash. With `with_equivalent`, the catalogue's mutants argued
+    equivalent are listed too (a run skips them), so every pass shows."""
+    from .pass_mutants_equivalent import EQUIVALENT
+
+    merged: dict[str, dict[str, Any]] = {}
+    for journal in journals:
+        for mid, rec in _done(journal).items():
+            merged[mid] = {**merged.get(mid, {}), **rec}
+    if with_equivalent:
+        for m in catalogue():
+            if m.id in EQUIVALENT and m.id not in merged:
+                merged[m.id] = {"mutant": asdict(m)}
+    return list(merged.values())
 
 
 def _iter_selected(only: Sequence[str]) -> Iterator[Mutant]:
@@ -867,7 +902,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--closing-test", action="append", default=[], metavar="TEST",
                     help="run only this test (file or id; repeatable) on the mutants: the test closing a survivor")
     sp = sub.add_parser("report", help="summarise a journal")
-    sp.add_argument("--journal", default="pass-mutants.jsonl")
+    sp.add_argument("--journal", action="append", default=[],
+                    help="a journal (repeatable: a CI run's and a campaign run's are merged per mutant)")
     sp.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from .pass_mutants_equivalent import EQUIVALENT
@@ -904,10 +940,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                       campaign_survivors=args.campaign_survivors, extend_to=args.extend_to)
         print(markdown(summarize(results, EQUIVALENT)))
         return 0
-    results = list(_done(Path(args.journal)).values())
-    if not results:
-        print(f"pass_mutants: no results in {args.journal}", file=sys.stderr)
+    journals = [Path(j) for j in args.journal or ["pass-mutants.jsonl"]]
+    if not any(_done(j) for j in journals):
+        print(f"pass_mutants: no results in {', '.join(map(str, journals))}", file=sys.stderr)
         return 2
+    results = merge_journals(journals)
     summary = summarize(results, EQUIVALENT)
     print(json.dumps(summary, indent=1) if args.json else markdown(summary))
     return 0

@@ -101,13 +101,17 @@ def test_summary_scores_exclude_equivalent_mutants() -> None:
     assert s["ci_killed"] == 1 and s["either_killed"] == 2
     assert s["campaign_budgets"] == [60]
     assert [x["id"] for x in s["passes"]["p"]["survivors"]] == ["p:compare-flip:3"]
-    assert "| p | 4 | 1 | 1 (0) | 1 | 1 | compare-flip:3 |" in PM.markdown(s)
+    # Every mutant the smoke kernel did not kill ran a campaign: the table
+    # gives the campaign's own kills (the trivial one counted) and either's.
+    assert s["campaign_on_all"] and s["campaign_alone_killed"] == 2
+    assert "| p | 4 | 1 | 1 | 1 (0) | 2 | 2 | compare-flip:3 |" in PM.markdown(s)
     # Kills by the byte-for-byte output fixture are counted apart.
     fx = rec("4", True, None)
     fx["ci"].update(how="tests/test_pipeline_fixtures.py::test_pipeline_output_unchanged_on_a_subset: x",
                     suite="full")
     s2 = PM.summarize([fx, rec("5", False, False)], {})
-    assert s2["fixture_killed"] == 1 and "| p | 2 | 0 | 1 (1) | 0 | 0 | compare-flip:5 |" in PM.markdown(s2)
+    assert s2["fixture_killed"] == 1 and not s2["campaign_on_all"]
+    assert "| p | 2 | 0 | 0 | 1 (1) | 0 | 1 | compare-flip:5 |" in PM.markdown(s2)
 
 
 def test_ci_order_is_a_permutation_that_starts_varied() -> None:
@@ -206,3 +210,17 @@ def test_a_surviving_campaign_is_extended_from_its_next_seed(tmp_path: Path,
     assert calls == [(480.0, 1_000_007)]
     last = PM._done(j)[m0.id]["campaign"]
     assert last["killed"] and last["budget"] == 600.0 and last["seeds"] == 10 and last["seconds"] == 165.0
+
+
+def test_journals_merge_per_mutant_and_list_the_equivalent(tmp_path: Path) -> None:
+    """A CI run's journal and a campaign run's merge per mutant (each keeps
+    its verdict); mutants argued equivalent, which runs skip, are listed."""
+    from fuzz.pass_mutants_equivalent import EQUIVALENT
+
+    m = next(x for x in PM.catalogue() if x.id not in EQUIVALENT)
+    a, b = tmp_path / "ci.jsonl", tmp_path / "camp.jsonl"
+    a.write_text(json.dumps({"mutant": PM.asdict(m), "ci": {"killed": True, "how": "t", "suite": "full"}}) + "\n")
+    b.write_text(json.dumps({"mutant": PM.asdict(m), "campaign": {"killed": False, "budget": 120}}) + "\n")
+    merged = {r["mutant"]["id"]: r for r in PM.merge_journals([a, b])}
+    assert merged[m.id]["ci"]["killed"] and merged[m.id]["campaign"]["killed"] is False
+    assert {i for i in EQUIVALENT if i in {x.id for x in PM.catalogue()}} <= set(merged)
