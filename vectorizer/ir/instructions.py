@@ -766,8 +766,7 @@ class CallInst(Instruction):
     @property
     def called_function(self) -> Function | None:
         """The callee if it is a Function."""
-        from .module import Function
-
+        # `Function` is bound here by module.py once it exists (import cycle).
         c = self._operands[-1]
         return c if isinstance(c, Function) else None
 
@@ -1128,8 +1127,7 @@ class OpaqueInst(Instruction):
     @property
     def successors(self) -> list[BasicBlock]:
         """Block operands, in order, when this is a terminator."""
-        from .module import BasicBlock
-
+        # `BasicBlock` is bound here by module.py once it exists (import cycle).
         if not self.is_terminator:
             return []
         out: list[BasicBlock] = []
