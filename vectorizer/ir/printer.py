@@ -21,6 +21,7 @@ __all__ = [
     "print_module",
     "print_function",
     "print_instruction",
+    "print_instructions",
     "typed_constant",
     "constant_text",
     "default_ref",
@@ -676,6 +677,15 @@ def print_instruction(inst: I.Instruction) -> str:
     if fn is not None:
         c.local = c.slots(fn)
     return c.inst(inst)
+
+
+def print_instructions(fn: Function) -> list[str]:
+    """Each instruction of `fn`, in order, as `print_instruction` spells it,
+    numbering the function once for all of them (`print_instruction` names
+    every global and numbers the function at each call)."""
+    c = _Ctx(fn.parent)
+    c.local = c.slots(fn)
+    return [c.inst(i) for i in fn.instructions()]
 
 
 def constant_text(c: V.Constant) -> str:
