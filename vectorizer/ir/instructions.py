@@ -211,8 +211,10 @@ class Instruction(User):
         new.debug_records = []
         d.pop("_md_users", None)
         if unlinked is None:
-            for v in self._operands:
-                new._append_operand(v)
+            ops = new._operands = list(self._operands)
+            uses = new._uses = [Use(new, i) for i in range(len(ops))]
+            for v, use in zip(ops, uses, strict=True):
+                v.uses.append(use)
             return new
         for v in self._operands:
             if unlinked(v):
