@@ -126,6 +126,10 @@ class DebugRecord:
         return f"DebugRecord({str(self)!r})"
 
 
+# The attributes `Instruction.clone` gives the copy afresh instead of copying.
+_CLONE_FRESH = frozenset({"uses", "_operands", "_uses", "parent", "name", "debug_records"})
+
+
 class Instruction(User):
     """Base of all instructions."""
 
@@ -199,8 +203,11 @@ class Instruction(User):
         """
         new = object.__new__(type(self))
         d = new.__dict__
+        fresh = _CLONE_FRESH
         for k, v in self.__dict__.items():
-            if isinstance(v, (list, set, dict)):
+            if k in fresh:
+                v = None  # set just below (copying a much-used value's `uses` cost O(uses))
+            elif isinstance(v, (list, set, dict)):
                 v = type(v)(v)
             d[k] = v
         new.uses = []
