@@ -31,12 +31,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vectorizer.ir import Builder, parse_module, print_function, print_module
+from vectorizer.ir import Builder, parse_module, print_module
 from vectorizer.ir import instructions as I
 from vectorizer.ir import module as M
 from vectorizer.ir import types as T
 from vectorizer.ir import values as V
 from vectorizer.ir.cloning import clone_function
+from vectorizer.ir.printer import print_instructions
 
 from .provenance import Provenance, Root
 from .runtime import _BARRIER as _SYNC
@@ -570,14 +571,10 @@ def _covered_loads(fn: M.Function) -> tuple[set[int], set[int]]:
 
 
 def _instruction_texts(fn: M.Function) -> dict[int, str]:
-    """id(instruction) -> its text, from one printing of `fn` (printing
-    instructions one by one numbers the function each time)."""
-    insts = list(fn.instructions())
-    lines = [ln.strip() for ln in print_function(fn).splitlines()
-             if ln.startswith("  ") and not ln.lstrip().startswith((";", "#dbg"))]
-    if len(lines) != len(insts):
-        return {}
-    return {id(i): ln for i, ln in zip(insts, lines, strict=True)}
+    """id(instruction) -> its text, from one numbering of `fn` (printing
+    instructions one by one numbers the function each time). Every
+    instruction's: a `switch` spans several lines of the printed function."""
+    return {id(i): t.strip() for i, t in zip(fn.instructions(), print_instructions(fn), strict=True)}
 
 
 def _written_pointers(fn: M.Function) -> list[V.Value]:

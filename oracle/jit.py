@@ -185,7 +185,15 @@ def _references(text: str) -> dict[str, set[str]]:
     return out
 
 
-def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -> set[str]:
+def _functions(mod: llvm.ModuleRef) -> list[tuple[str, bool, llvm.ValueRef]]:
+    """(name, is a declaration, the function) of every function of `mod`,
+    read once: each name and flag is a foreign call, and a build asks both
+    of every module twice (its declarations, and what its kernel reaches)."""
+    return [(f.name, f.is_declaration, f) for f in mod.functions]
+
+
+def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None,
+               table: list[tuple[str, bool, llvm.ValueRef]] | None = None) -> set[str]:
     """The functions (defined or declared) `roots` may call, directly or
     through other functions of `mod` (any reference to a function counts).
 
@@ -193,8 +201,8 @@ def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -
     through llvmlite costs one foreign call per operand, which made this the
     most expensive step of a campaign's JIT build. `text`, when given, is
     the text `mod` was just parsed from (unchanged since): read instead of
-    printing the module again."""
-    fns = {f.name for f in mod.functions}
+    printing the module again; `table`, `_functions(mod)` if already read."""
+    fns = {name for name, _, _ in (_functions(mod) if table is None else table)}
     refs = _references(str(mod) if text is None else text)
     seen: set[str] = set()
     stack = [r for r in roots if r in fns]
@@ -207,17 +215,19 @@ def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -
     return seen
 
 
-def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str], text: str | None = None) -> set[str]:
-    """Declared functions that the functions `roots` may call (`text` as for `_reachable`)."""
-    decl = {f.name for f in mod.functions if f.is_declaration}
-    return _reachable(mod, roots, text) & decl
+def _reachable_declarations(mod: llvm.ModuleRef, roots: list[str], text: str | None = None,
+                            table: list[tuple[str, bool, llvm.ValueRef]] | None = None) -> set[str]:
+    """Declared functions that the functions `roots` may call (`text` and `table` as for `_reachable`)."""
+    table = _functions(mod) if table is None else table
+    decl = {name for name, is_decl, _ in table if is_decl}
+    return _reachable(mod, roots, text, table) & decl
 
 
-def _declared(mod: llvm.ModuleRef) -> dict[str, FnSig]:
+def _declared(mod: llvm.ModuleRef, table: list[tuple[str, bool, llvm.ValueRef]] | None = None) -> dict[str, FnSig]:
     return {
-        f.name: parse_fn_type(str(f.global_value_type))
-        for f in mod.functions
-        if f.is_declaration and not f.name.startswith("llvm.")
+        name: parse_fn_type(str(f.global_value_type))
+        for name, is_decl, f in (_functions(mod) if table is None else table)
+        if is_decl and not name.startswith("llvm.")
     }
 
 
@@ -285,8 +295,9 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     for p in ksig.params:
         if not re.fullmatch(r"(i\d+|half|float|double|ptr( addrspace\(\d+\))?|<\d+ x [\w ()]+>)", p):
             raise Unsupported(f"kernel parameter of type {p}")
-    scalar_decls = _declared(main)
-    used = _reachable_declarations(main, [kernel], main_text)
+    table = _functions(main)
+    scalar_decls = _declared(main, table)
+    used = _reachable_declarations(main, [kernel], main_text, table)
     _check_symbols({n: s for n, s in scalar_decls.items() if n in used})
     errors: dict[str, tuple[str, str]] = {}
     info: Instrumented | None = None
@@ -319,8 +330,9 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         except NameError:
             errors[v.key] = ("vectorizer-error", f"vectorized function {v.function} not in output")
             continue
-        vused = _reachable_declarations(vm, [v.function], vm_text)
-        new = {n: s for n, s in _declared(vm).items() if n not in scalar_decls and n in vused}
+        vtable = _functions(vm)
+        vused = _reachable_declarations(vm, [v.function], vm_text, vtable)
+        new = {n: s for n, s in _declared(vm, vtable).items() if n not in scalar_decls and n in vused}
         try:
             _check_symbols(new)
         except Unsupported as exc:

@@ -126,6 +126,10 @@ class DebugRecord:
         return f"DebugRecord({str(self)!r})"
 
 
+# The attributes `Instruction.clone` gives the copy afresh instead of copying.
+_CLONE_FRESH = frozenset({"uses", "_operands", "_uses", "parent", "name", "debug_records"})
+
+
 class Instruction(User):
     """Base of all instructions."""
 
@@ -199,8 +203,11 @@ class Instruction(User):
         """
         new = object.__new__(type(self))
         d = new.__dict__
+        fresh = _CLONE_FRESH
         for k, v in self.__dict__.items():
-            if isinstance(v, (list, set, dict)):
+            if k in fresh:
+                v = None  # set just below (copying a much-used value's `uses` cost O(uses))
+            elif isinstance(v, (list, set, dict)):
                 v = type(v)(v)
             d[k] = v
         new.uses = []
@@ -211,8 +218,10 @@ class Instruction(User):
         new.debug_records = []
         d.pop("_md_users", None)
         if unlinked is None:
-            for v in self._operands:
-                new._append_operand(v)
+            ops = new._operands = list(self._operands)
+            uses = new._uses = [Use(new, i) for i in range(len(ops))]
+            for v, use in zip(ops, uses, strict=True):
+                v.uses.append(use)
             return new
         for v in self._operands:
             if unlinked(v):
@@ -766,8 +775,7 @@ class CallInst(Instruction):
     @property
     def called_function(self) -> Function | None:
         """The callee if it is a Function."""
-        from .module import Function
-
+        # `Function` is bound here by module.py once it exists (import cycle).
         c = self._operands[-1]
         return c if isinstance(c, Function) else None
 
@@ -1128,8 +1136,7 @@ class OpaqueInst(Instruction):
     @property
     def successors(self) -> list[BasicBlock]:
         """Block operands, in order, when this is a terminator."""
-        from .module import BasicBlock
-
+        # `BasicBlock` is bound here by module.py once it exists (import cycle).
         if not self.is_terminator:
             return []
         out: list[BasicBlock] = []

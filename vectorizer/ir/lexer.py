@@ -8,6 +8,7 @@ breaks are kept as `NL` tokens because LLVM's printed form is line-structured
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from typing import NamedTuple
 
 __all__ = ["Token", "tokenize", "unescape", "NL", "LABEL", "LOCAL", "GLOBAL", "META", "ATTRGRP", "DBG",
@@ -94,49 +95,68 @@ def tokenize(src: str) -> list[Token]:
     return out
 
 
-def _tokenize(src: str) -> list[Token]:
-    out: list[Token] = []
-    append = out.append
-    first = _FIRST
-    new = tuple.__new__
-    pos = 0
-    for s in _TOKEN_RE.findall(src):
+# Each piece `findall` returns -> (kind, text without its leading blanks,
+# number of those blanks). The kind is a function of the piece alone, and
+# most pieces recur (types, keywords, punctuation, value names), so each is
+# classified once; the table is emptied when it grows past `_PIECES_MAX`.
+_PIECES: dict[str, tuple[str, str, int]] = {}
+_PIECES_MAX = 100_000
+
+
+def _classify(s: str) -> tuple[str, str, int]:
+    """(kind, text, leading blanks) of one piece ("skip": a comment or nothing)."""
+    lead = 0
+    n = len(s)
+    c = s[0] if n else ";"
+    if c == " " or c == "\t" or c == "\r":
+        # Leading blanks are part of the piece (fewer pieces to loop over).
+        t = s.lstrip(" \t\r")
+        lead = n - len(t)
+        s = t
         n = len(s)
         c = s[0] if n else ";"
-        if c == " " or c == "\t" or c == "\r":
-            # Leading blanks are part of the piece (fewer pieces to loop over).
-            t = s.lstrip(" \t\r")
-            pos += n - len(t)
-            s = t
-            n = len(s)
-            c = s[0] if n else ";"
-        k = first.get(c)
-        if k is None:
-            if c == '"':
-                k = LABEL if s[-1] == ":" else STR
-            elif c == "#":
-                k = DBG if s.startswith("#dbg") else ATTRGRP
-            elif c == "c" and n > 1 and s[1] == '"':
-                k = CSTR
-            elif (c == "-" or c == "+") and n > 1 and s[1].isdigit():
-                k = LABEL if s[-1] == ":" else (FLOAT if "." in s else INT)
-            elif s == "...":
-                k = DOTS
-            elif c.isalpha() or c in "_.$-":
-                k = LABEL if s[-1] == ":" and n > 1 else KW
-            else:
-                k = PUNCT
-        elif k is INT:
-            if s[-1] == ":":
-                k = LABEL
-            elif n > 1 and (s[1] == "x" or "." in s):
-                k = FLOAT
-        elif k == "skip":
-            pos += n
-            continue
-        append(new(Token, (k, s, pos)))
-        pos += n
-    append(Token(EOF, "", len(src)))
+    k = _FIRST.get(c)
+    if k is None:
+        if c == '"':
+            k = LABEL if s[-1] == ":" else STR
+        elif c == "#":
+            k = DBG if s.startswith("#dbg") else ATTRGRP
+        elif c == "c" and n > 1 and s[1] == '"':
+            k = CSTR
+        elif (c == "-" or c == "+") and n > 1 and s[1].isdigit():
+            k = LABEL if s[-1] == ":" else (FLOAT if "." in s else INT)
+        elif s == "...":
+            k = DOTS
+        elif c.isalpha() or c in "_.$-":
+            k = LABEL if s[-1] == ":" and n > 1 else KW
+        else:
+            k = PUNCT
+    elif k is INT:
+        if s[-1] == ":":
+            k = LABEL
+        elif n > 1 and (s[1] == "x" or "." in s):
+            k = FLOAT
+    return k, s, lead
+
+
+def _tokenize(src: str) -> list[Token]:
+    pieces = _PIECES
+    if len(pieces) > _PIECES_MAX:
+        pieces.clear()
+    found = _TOKEN_RE.findall(src)
+    # The steps that can iterate in C do (`map`, `accumulate`): this visits
+    # every token of every module the pipeline reads.
+    kinds = list(map(pieces.get, found))
+    if None in kinds:
+        for i, got in enumerate(kinds):
+            if got is None:
+                s = found[i]
+                got = pieces.get(s)
+                kinds[i] = got if got is not None else pieces.setdefault(s, _classify(s))
+    new = tuple.__new__
+    out = [new(Token, (k, t, pos + lead))
+           for (k, t, lead), pos in zip(kinds, accumulate(map(len, found), initial=0), strict=False) if k != "skip"]
+    out.append(Token(EOF, "", len(src)))
     return out
 
 

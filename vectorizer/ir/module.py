@@ -432,3 +432,21 @@ class Module:
     def __repr__(self) -> str:
         return f"<Module {len(self.functions)} functions, {len(self.globals)} globals>"
 
+
+
+def _bind_in_lower_modules() -> None:
+    # values.py and instructions.py cannot import this module (it imports
+    # them), yet their callers test `isinstance(v, V.Function)` and
+    # `inst.called_function` on every value they visit: bind the classes
+    # there once they exist, so neither a module `__getattr__` nor an
+    # import runs per test (values.__getattr__ stays for a reader that
+    # comes before this module is loaded).
+    from . import instructions, values
+
+    for cls in (Argument, GlobalValue, GlobalVariable, GlobalAlias, Function, BasicBlock, Module):
+        setattr(values, cls.__name__, cls)
+    for cls in (Function, BasicBlock):
+        setattr(instructions, cls.__name__, cls)
+
+
+_bind_in_lower_modules()

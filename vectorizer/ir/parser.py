@@ -1008,19 +1008,22 @@ class _Parser:
             self.end_line()
             return fn, None
         self.expect("{")
-        body = self.i
-        # Skip the body for now (phase 2 parses it): braces balance.
+        body = i = self.i
+        # Skip the body for now (phase 2 parses it): braces balance. (A
+        # local index: this loop visits every token of every body.)
         depth = 1
         while depth:
-            t = toks[self.i]
-            if t.kind == EOF:
-                self.error("unterminated function body")
-            if t.kind == PUNCT:
-                if t.text == "{":
+            k, x, _ = toks[i]
+            if k == PUNCT:
+                if x == "{":
                     depth += 1
-                elif t.text == "}":
+                elif x == "}":
                     depth -= 1
-            self.i += 1
+            elif k == EOF:
+                self.i = i
+                self.error("unterminated function body")
+            i += 1
+        self.i = i
         return fn, body
 
     # ---------------------------------------------------------- functions

@@ -21,6 +21,7 @@ __all__ = [
     "print_module",
     "print_function",
     "print_instruction",
+    "print_instructions",
     "typed_constant",
     "constant_text",
     "default_ref",
@@ -637,18 +638,27 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
     transform may create `StructType(name=...)` directly): LLVM needs their
     definitions."""
     seen: set[int] = set()
+    leaf = _LEAF_TYPES
     for g in module.globals:
         _walk_type(g.value_type, found, seen)
     for fn in module.functions:
         _walk_type(fn.function_type, found, seen)
-        for inst in fn.instructions():
-            _walk_type(inst.type, found, seen)
-            for op in inst._operands:
-                _walk_type(op.type, found, seen)
-            for attr in ("allocated_type", "source_element_type", "function_type"):
-                t = inst.__dict__.get(attr)
-                if t is not None:
+        for b in fn.blocks:
+            for inst in b.instructions:
+                # `_walk_type`'s own first test, made before the call: most
+                # types are leaves or seen already.
+                t = inst.type
+                if type(t) not in leaf and id(t) not in seen:
                     _walk_type(t, found, seen)
+                for op in inst._operands:
+                    t = op.type
+                    if type(t) not in leaf and id(t) not in seen:
+                        _walk_type(t, found, seen)
+                d = inst.__dict__
+                for attr in ("allocated_type", "source_element_type", "function_type"):
+                    t = d.get(attr)
+                    if t is not None:
+                        _walk_type(t, found, seen)
 
 
 def _escape(s: str) -> str:
@@ -676,6 +686,15 @@ def print_instruction(inst: I.Instruction) -> str:
     if fn is not None:
         c.local = c.slots(fn)
     return c.inst(inst)
+
+
+def print_instructions(fn: Function) -> list[str]:
+    """Each instruction of `fn`, in order, as `print_instruction` spells it,
+    numbering the function once for all of them (`print_instruction` names
+    every global and numbers the function at each call)."""
+    c = _Ctx(fn.parent)
+    c.local = c.slots(fn)
+    return [c.inst(i) for i in fn.instructions()]
 
 
 def constant_text(c: V.Constant) -> str:

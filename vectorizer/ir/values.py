@@ -150,10 +150,13 @@ class User(Value):
 
     def __init__(self, type: T.Type, operands: Iterable[Value] = (), name: str | None = None) -> None:
         super().__init__(type, name)
-        self._operands: list[Value] = []
-        self._uses: list[Use] = []
-        for v in operands:
-            self._append_operand(v)
+        # `_append_operand` per operand, inlined: every instruction and
+        # constant aggregate the passes build comes through here.
+        ops = list(operands)
+        self._operands: list[Value] = ops
+        self._uses: list[Use] = [Use(self, i) for i in range(len(ops))]
+        for v, use in zip(ops, self._uses, strict=True):
+            v.uses.append(use)
 
     @property
     def operands(self) -> tuple[Value, ...]:
