@@ -677,36 +677,28 @@ def run(mutants: Sequence[Mutant], journal: Path, *, ci: bool, campaign_seconds:
             root = copy_tree(Path(tmp))
             apply_mutant(root, m)
             rec: dict[str, Any] = {"mutant": asdict(m)}
-            if campaign_survivors:
+            if campaign_survivors or extend_to or closing_tests:
+                # One more verdict beside the mutant's earlier ones.
                 rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
-                rec["campaign"] = run_campaign(root, campaign_seconds, jobs, seed, campaign_args)
-                rec["campaign"]["budget"] = campaign_seconds
+                if closing_tests:
+                    key = "closing"
+                    rec[key] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
+                elif extend_to:
+                    # The campaign goes on from the seed after the last one run:
+                    # seeds are judged in order, each with its own rotation, so
+                    # the two parts are one campaign of `extend_to` seconds.
+                    key, before = "campaign", rec["campaign"]
+                    more = run_campaign(root, extend_to - before["budget"], jobs, seed + before.get("seeds", 0),
+                                        campaign_args)
+                    rec[key] = {**more, "seconds": before["seconds"] + more["seconds"],
+                                "seeds": before.get("seeds", 0) + more["seeds"], "budget": extend_to}
+                else:
+                    key = "campaign"
+                    rec[key] = {**run_campaign(root, campaign_seconds, jobs, seed, campaign_args),
+                                "budget": campaign_seconds}
                 _append(journal, rec)
-                print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
-                      f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
-                results.append(rec)
-                continue
-            if extend_to:
-                # The campaign goes on from the seed after the last one run:
-                # seeds are judged in order, each with its own rotation, so
-                # the two parts are one campaign of `extend_to` seconds.
-                rec = {**earlier[m.id], "mutant": asdict(m)}
-                before = rec["campaign"]
-                more = run_campaign(root, extend_to - before["budget"], jobs, seed + before.get("seeds", 0),
-                                    campaign_args)
-                rec["campaign"] = {**more, "seconds": before["seconds"] + more["seconds"],
-                                   "seeds": before.get("seeds", 0) + more["seeds"], "budget": extend_to}
-                _append(journal, rec)
-                print(f"    campaign: {'killed' if rec['campaign']['killed'] else 'survived'} "
-                      f"({rec['campaign'].get('how', '')[:160]})", file=sys.stderr, flush=True)
-                results.append(rec)
-                continue
-            if closing_tests:
-                rec = {**earlier.get(m.id, {}), "mutant": asdict(m)}
-                rec["closing"] = {**run_ci(root, jobs, ci_timeout, closing_tests), "tests": list(closing_tests)}
-                _append(journal, rec)
-                print(f"    closing: {'killed' if rec['closing']['killed'] else 'survived'} "
-                      f"({rec['closing'].get('how', '')[:160]})", file=sys.stderr, flush=True)
+                print(f"    {key}: {'killed' if rec[key]['killed'] else 'survived'} "
+                      f"({rec[key].get('how', '')[:160]})", file=sys.stderr, flush=True)
                 results.append(rec)
                 continue
             smoke = run_smoke(root)
