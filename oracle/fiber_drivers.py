@@ -179,6 +179,52 @@ def scheduler_text(active_members: bool = False) -> str:
     return text
 
 
+def _tally_fiber(rec: str, next_label: str) -> str:
+    """Count the fiber at `rec` as done or waiting (remembering the first of
+    each) and check that fibers of one function wait at one call site; then
+    on to `next_label`. Shared by both schedulers' rounds."""
+    return f"""count.done:
+  %nd = load i64, ptr %ndone.slot, align 8
+  %nd1 = add i64 %nd, 1
+  store i64 %nd1, ptr %ndone.slot, align 8
+  %fd = load ptr, ptr %fd.slot, align 8
+  %fd.none = icmp eq ptr %fd, null
+  %fd1 = select i1 %fd.none, ptr {rec}, ptr %fd
+  store ptr %fd1, ptr %fd.slot, align 8
+  br label %{next_label}
+count.wait:
+  %nw = load i64, ptr %nwait.slot, align 8
+  %nw1 = add i64 %nw, 1
+  store i64 %nw1, ptr %nwait.slot, align 8
+  %fw = load ptr, ptr %fw.slot, align 8
+  %fw.none = icmp eq ptr %fw, null
+  %fw1 = select i1 %fw.none, ptr {rec}, ptr %fw
+  store ptr %fw1, ptr %fw.slot, align 8
+  ; Fibers running the same function must wait at the same call site.
+  %pk = getelementptr i8, ptr {rec}, i64 {_KIND}
+  %k = load i64, ptr %pk, align 8
+  %refp = getelementptr [2 x ptr], ptr %first.slot, i64 0, i64 %k
+  %ref = load ptr, ptr %refp, align 8
+  %ref.none = icmp eq ptr %ref, null
+  br i1 %ref.none, label %first.of.kind, label %compare
+first.of.kind:
+  store ptr {rec}, ptr %refp, align 8
+  br label %{next_label}
+compare:
+  %sp = getelementptr i8, ptr {rec}, i64 {_SITE}
+  %site = load ptr, ptr %sp, align 8
+  %rsp = getelementptr i8, ptr %ref, i64 {_SITE}
+  %rsite = load ptr, ptr %rsp, align 8
+  %differ = icmp ne ptr %site, %rsite
+  %bad = load ptr, ptr %bad.slot, align 8
+  %bad.none = icmp eq ptr %bad, null
+  %first.bad = and i1 %differ, %bad.none
+  br i1 %first.bad, label %note.bad, label %{next_label}
+note.bad:
+  store ptr {rec}, ptr %bad.slot, align 8
+  store ptr %ref, ptr %badref.slot, align 8
+  br label %{next_label}"""
+
 def _run_group_closing() -> str:
     """`__oracle_wg_run_group` for modules with non-uniform collectives. A
     round resumes every runnable fiber, in order (reversed: from the last),
@@ -262,47 +308,7 @@ t.body:
   %tst = load i64, ptr %trec, align 8
   %is.done = icmp eq i64 %tst, {DONE}
   br i1 %is.done, label %count.done, label %count.wait
-count.done:
-  %nd = load i64, ptr %ndone.slot, align 8
-  %nd1 = add i64 %nd, 1
-  store i64 %nd1, ptr %ndone.slot, align 8
-  %fd = load ptr, ptr %fd.slot, align 8
-  %fd.none = icmp eq ptr %fd, null
-  %fd1 = select i1 %fd.none, ptr %trec, ptr %fd
-  store ptr %fd1, ptr %fd.slot, align 8
-  br label %t.next
-count.wait:
-  %nw = load i64, ptr %nwait.slot, align 8
-  %nw1 = add i64 %nw, 1
-  store i64 %nw1, ptr %nwait.slot, align 8
-  %fw = load ptr, ptr %fw.slot, align 8
-  %fw.none = icmp eq ptr %fw, null
-  %fw1 = select i1 %fw.none, ptr %trec, ptr %fw
-  store ptr %fw1, ptr %fw.slot, align 8
-  ; Fibers running the same function must wait at the same call site.
-  %pk = getelementptr i8, ptr %trec, i64 {_KIND}
-  %k = load i64, ptr %pk, align 8
-  %refp = getelementptr [2 x ptr], ptr %first.slot, i64 0, i64 %k
-  %ref = load ptr, ptr %refp, align 8
-  %ref.none = icmp eq ptr %ref, null
-  br i1 %ref.none, label %first.of.kind, label %compare
-first.of.kind:
-  store ptr %trec, ptr %refp, align 8
-  br label %t.next
-compare:
-  %sp = getelementptr i8, ptr %trec, i64 {_SITE}
-  %site = load ptr, ptr %sp, align 8
-  %rsp = getelementptr i8, ptr %ref, i64 {_SITE}
-  %rsite = load ptr, ptr %rsp, align 8
-  %differ = icmp ne ptr %site, %rsite
-  %bad = load ptr, ptr %bad.slot, align 8
-  %bad.none = icmp eq ptr %bad, null
-  %first.bad = and i1 %differ, %bad.none
-  br i1 %first.bad, label %note.bad, label %t.next
-note.bad:
-  store ptr %trec, ptr %bad.slot, align 8
-  store ptr %ref, ptr %badref.slot, align 8
-  br label %t.next
+{_tally_fiber('%trec', 't.next')}
 t.next:
   %tj1 = add i64 %tj, 1
   store i64 %tj1, ptr %j.slot, align 8
@@ -523,47 +529,7 @@ resume:
   %st2 = load i64, ptr %rec, align 8
   %now.done = icmp eq i64 %st2, {DONE}
   br i1 %now.done, label %count.done, label %count.wait
-count.done:
-  %nd = load i64, ptr %ndone.slot, align 8
-  %nd1 = add i64 %nd, 1
-  store i64 %nd1, ptr %ndone.slot, align 8
-  %fd = load ptr, ptr %fd.slot, align 8
-  %fd.none = icmp eq ptr %fd, null
-  %fd1 = select i1 %fd.none, ptr %rec, ptr %fd
-  store ptr %fd1, ptr %fd.slot, align 8
-  br label %next
-count.wait:
-  %nw = load i64, ptr %nwait.slot, align 8
-  %nw1 = add i64 %nw, 1
-  store i64 %nw1, ptr %nwait.slot, align 8
-  %fw = load ptr, ptr %fw.slot, align 8
-  %fw.none = icmp eq ptr %fw, null
-  %fw1 = select i1 %fw.none, ptr %rec, ptr %fw
-  store ptr %fw1, ptr %fw.slot, align 8
-  ; Fibers running the same function must wait at the same call site.
-  %pk = getelementptr i8, ptr %rec, i64 {_KIND}
-  %k = load i64, ptr %pk, align 8
-  %refp = getelementptr [2 x ptr], ptr %first.slot, i64 0, i64 %k
-  %ref = load ptr, ptr %refp, align 8
-  %ref.none = icmp eq ptr %ref, null
-  br i1 %ref.none, label %first.of.kind, label %compare
-first.of.kind:
-  store ptr %rec, ptr %refp, align 8
-  br label %next
-compare:
-  %sp = getelementptr i8, ptr %rec, i64 {_SITE}
-  %site = load ptr, ptr %sp, align 8
-  %rsp = getelementptr i8, ptr %ref, i64 {_SITE}
-  %rsite = load ptr, ptr %rsp, align 8
-  %differ = icmp ne ptr %site, %rsite
-  %bad = load ptr, ptr %bad.slot, align 8
-  %bad.none = icmp eq ptr %bad, null
-  %first.bad = and i1 %differ, %bad.none
-  br i1 %first.bad, label %note.bad, label %next
-note.bad:
-  store ptr %rec, ptr %bad.slot, align 8
-  store ptr %ref, ptr %badref.slot, align 8
-  br label %next
+{_tally_fiber('%rec', 'next')}
 next:
   %j1 = add i64 %j, 1
   store i64 %j1, ptr %j.slot, align 8
