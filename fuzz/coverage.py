@@ -236,6 +236,7 @@ def features(plan: KernelPlan) -> Counter[str]:
     if plan.arrays:
         out["private array"] += len(plan.arrays)
         out["private array in a struct (union)"] += sum(a.union for a in plan.arrays)
+        out["private array in a struct after mixed-alignment fields"] += sum(bool(a.header) for a in plan.arrays)
     if plan.builtins == "mux":
         out["builtin: __mux_* spelling"] += 1
     for b in plan.buffers:

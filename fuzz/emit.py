@@ -315,6 +315,10 @@ class FunctionEmitter:
                 st = self.mod.module.get_struct_type(f"union.{arr.name}")
                 st.set_body((aty,))
                 aty = st
+            elif arr.header:
+                st = self.mod.module.get_struct_type(f"struct.{arr.name}")
+                st.set_body((*(ir_type(t) for t in arr.header), aty))
+                aty = st
             self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
         for buf in plan.local_globals:
@@ -930,12 +934,27 @@ class FunctionEmitter:
         zero = V.const_int(idx.type, 0)
         alloca = self.arrays[arr.id]
         base = self.b.cast("addrspacecast", alloca, T.PointerType(4)) if generic else alloca
+        if arr.header:
+            base = self._priv_field(arr, base)
+            if view or arr.size == 1:
+                return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
+            return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), base, [zero, idx], flags=flags)
         if view or arr.size == 1:
             return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
         aty = T.ArrayType(ir_type(arr.elem), arr.size)
         if arr.union:
             return self.b.gep(alloca.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
         return self.b.gep(aty, base, [zero, idx], flags=flags)
+
+    def _priv_field(self, arr: PrivArray, base: V.Value | None = None) -> V.Value:
+        """The address of a private array's storage: the alloca, or the
+        array field after a struct header (fuzz/struct_shapes.py)."""
+        alloca = self.arrays[arr.id]
+        if not arr.header:
+            return alloca
+        i32 = T.IntType(32)
+        return self.b.gep(alloca.allocated_type, alloca if base is None else base,
+                          [V.const_int(i32, 0), V.const_int(i32, len(arr.header))])
 
     def _load_ptr(self, a: Addr, buf: Buffer, acc: Access) -> V.Value:
         """The address a load of `buf` at `a` reads."""
@@ -1188,7 +1207,7 @@ class FunctionEmitter:
             src = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], first, Access())
             kind = "memmove"
         elif s.array is not None:
-            src, kind = self.arrays[s.array.id], "memcpy"
+            src, kind = self._priv_field(s.array), "memcpy"
         elif s.source is not None:
             assert s.addr is not None
             src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
@@ -1206,13 +1225,13 @@ class FunctionEmitter:
     def _priv_init(self, s: PrivInit) -> None:
         b = self.b
         arr = s.array
-        dst = self.arrays[arr.id]
+        dst = self._priv_field(arr)
         nbytes = V.const_int(T.IntType(64), _alloc_size(arr.elem) * arr.size)
         false = V.const_int(T.IntType(1), 0)
         if s.other is not None:
             fn = self.mod.intrinsic("llvm.memcpy.p0.p0.i64", T.VoidType(),
                                     [dst.type, dst.type, T.IntType(64), T.IntType(1)])
-            b.call(fn, [dst, self.arrays[s.other.id], nbytes, false])
+            b.call(fn, [dst, self._priv_field(s.other), nbytes, false])
             return
         if s.source is None:
             fn = self.mod.intrinsic("llvm.memset.p0.i64", T.VoidType(),

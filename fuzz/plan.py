@@ -219,6 +219,9 @@ class PrivArray:
     size: int  # a power of two
     varying: bool = False  # planner's intent: filled with work-item-dependent values
     union: bool = False
+    # Fields before the array in `%struct.privN = type {header..., [N x T]}`
+    # (fuzz/struct_shapes.py); never with `union`.
+    header: tuple[Ty, ...] = ()
 
     @property
     def name(self) -> str:

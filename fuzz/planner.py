@@ -103,6 +103,8 @@ from .plan import (
     walk_expr,
     walk_stmts,
 )
+from .struct_shapes import struct_header
+from .value_shapes import extended_near_limit, near_signed_limit
 
 ANY, VARYING, UNIFORM, INVARIANT = "any", "varying", "uniform", "invariant"
 
@@ -417,6 +419,8 @@ class Planner:
         arr = PrivArray(len(self.arrays), elem, c.choice((4, 8, 2, 16, 1)))
         # Size 1: a private scalar kept in memory (`alloca T`, accessed volatile).
         arr.union = k.access_forms and arr.size > 1 and c.boolean(0.2)
+        if not arr.union and k.access_forms and c.boolean(0.3):
+            arr.header = struct_header(c)
         init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
                            (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
         if init != "loop":
@@ -980,6 +984,8 @@ class Planner:
             (2.0 if int_scalar else 0.0, lambda: self._work_item(ty, mode)),
             (1.0 if int_scalar and kernel and mode in (ANY, VARYING) else 0.0,
              lambda: _convert(Lin(), ty)),
+            (0.5 if int_scalar and ty.bits >= 16 and mode in (ANY, VARYING) else 0.0,
+             lambda: self._near_limit(ty, mode)),
             (3.0 if loads_ok and ty != I1 else 0.0, lambda: self._load(ty, mode)),
             (1.0 if arrays else 0.0, lambda: self._priv_load(c.choice(arrays))),
             (0.7 if views else 0.0, lambda: self._priv_load(c.choice(views), view=True)),
@@ -1207,6 +1213,12 @@ class Planner:
                 return _convert(WorkItem(kind, dim_expr), ty)
         dim = c.weighted([(3.0 if d < self.dims else 0.3, d) for d in range(3)])
         return _convert(WorkItem(kind, dim), ty)
+
+    def _near_limit(self, ty: Ty, mode: str) -> Expr:
+        """A work-item id moved next to the signed limit (fuzz/value_shapes.py)."""
+        if ty == I64 and self.c.boolean(0.6):
+            return extended_near_limit(self.c, self._work_item(I32, mode))
+        return near_signed_limit(self.c, self._work_item(ty, mode), ty)
 
     def _runtime_dim(self, mode: str) -> Expr | None:
         """A dimension known only at run time, in `mode`: the kernel's

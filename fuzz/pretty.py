@@ -354,7 +354,11 @@ def plan_c(plan: KernelPlan) -> str:
     if any(b.is_local for b in plan.buffers):
         lines.append("    long llin = get_local_linear_id();")
     for a in plan.arrays:
-        lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
+        if a.header:
+            fields = " ".join(f"{t.c} h{i};" for i, t in enumerate(a.header))
+            lines.append(f"    struct {{ {fields} {a.elem.c} a[{a.size}]; }} {a.name}_s;  /* {a.name} = {a.name}_s.a */")
+        else:
+            lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
     lines += stmts_c(plan.body)
     lines.append("}")
     return "\n".join(lines) + "\n"
