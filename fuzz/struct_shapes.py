@@ -15,14 +15,14 @@ private array is (fuzz/planner.py `_private_array`).
 
 from __future__ import annotations
 
-from .choice_source import ChoiceSource
+from .choice_source import Choices
 from .plan import F32, F64, I8, I16, I32, I64, Ty
 
 # Scalars of every alignment from 1 to 8 bytes, and a 16-byte vector.
 HEADER_TYPES: tuple[Ty, ...] = (I8, I16, I32, I64, F32, F64, Ty("f32", 3))
 
 
-def struct_header(c: ChoiceSource) -> tuple[Ty, ...]:
+def struct_header(c: Choices) -> tuple[Ty, ...]:
     """One to three header fields, an `i8` first most often (the layout's
     padding then depends on every later field's alignment)."""
     first = I8 if c.boolean(0.6) else c.choice(HEADER_TYPES)

@@ -15,7 +15,7 @@ arithmetic); addresses are the planner's own affine forms, never these.
 
 from __future__ import annotations
 
-from .choice_source import ChoiceSource
+from .choice_source import Choices
 from .plan import I32, I64, Bin, Cast, Const, Expr, Ty
 
 
@@ -24,7 +24,7 @@ def _wrap(value: int, bits: int) -> int:
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
 
-def near_signed_limit(c: ChoiceSource, base: Expr, ty: Ty) -> Expr:
+def near_signed_limit(c: Choices, base: Expr, ty: Ty) -> Expr:
     """`base` (an id-like integer of `ty`, or of i32 when `ty` is i64 and the
     caller wants an extension: see `extended_near_limit`) moved next to the
     signed limit of its type by an add, a sub or a multiply, wrapping."""
@@ -42,7 +42,7 @@ def near_signed_limit(c: ChoiceSource, base: Expr, ty: Ty) -> Expr:
     return Bin("mul", base, Const(ty, _wrap(big, bits)))
 
 
-def extended_near_limit(c: ChoiceSource, base32: Expr) -> Expr:
+def extended_near_limit(c: Choices, base32: Expr) -> Expr:
     """An i32 `near_signed_limit` of `base32` extended to i64 (`sext` mostly,
     `zext` sometimes): linear in the id only while the i32 does not wrap."""
     assert base32.ty == I32
