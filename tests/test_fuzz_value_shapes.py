@@ -56,6 +56,20 @@ def test_ballot_bit_names_are_those_the_parser_reads() -> None:
         assert c is not None and (c.kind, c.op, c.extra) == (BALLOT_BIT, op, extra)
 
 
+def test_narrow_collectives_are_named_by_their_signedness() -> None:
+    """uchar/char and ushort/short reductions: min/max by the mangled code."""
+    from fuzz.plan import I16
+
+    for ty, signed, name, op in ((I8, False, "_Z20sub_group_reduce_minh", "umin"),
+                                 (I8, True, "_Z20sub_group_reduce_minc", "smin"),
+                                 (I16, False, "_Z32sub_group_non_uniform_reduce_maxt", "umax"),
+                                 (I16, True, "_Z32sub_group_non_uniform_reduce_maxs", "smax")):
+        base = name[4:-1]
+        got = mangle_collective(base, [ty], signed)
+        c = parse_collective(got)
+        assert got == name and c is not None and c.op == op, (got, c)
+
+
 def test_near_limit_values_wrap_past_small_ids() -> None:
     """Every form is `id op constant` (or `constant - id`) whose exact value
     leaves the signed range for some id below 64, so it wraps in a real
