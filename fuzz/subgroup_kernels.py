@@ -516,11 +516,14 @@ class SubGroupPlanner:
         kind = c.weighted([
             (5.0, "let"), (2.0 if top else 0.0, "work_group"),
             (1.5 if nest_ok else 0.0, "loop"), (1.5 if nest_ok else 0.0, "if"),
-            (5.0 if nest_ok else 0.0, "divergent"),
+            (5.0 if nest_ok else 0.0, "divergent"), (2.5, "ballot_bit"),
         ])
         out: list[Stmt] = []
         if kind == "divergent":
             out.append(self._divergent(depth))
+        elif kind == "ballot_bit":
+            self.drawn += 1
+            self._bind(out, self._ballot_bit())
         elif kind == "let":
             for _ in range(c.integer(1, 3)):
                 self._bind(out, self.sub_group())
@@ -530,6 +533,11 @@ class SubGroupPlanner:
             out.append(self._loop(depth))
         else:
             out.append(self._if(depth))
+        if top and kind != "ballot_bit" and c.boolean(0.3):
+            # Often one more single-bit read at the top level, where packets
+            # are fullest: a wrong bit index only shows in a full packet.
+            self.drawn += 1
+            self._bind(out, self._ballot_bit())
         return out
 
     def _uniform_i32(self) -> Expr:
