@@ -43,6 +43,9 @@ class Knobs:
     multi_exit: bool = True  # several exits, breaks out of two loops, returns in loops
     switch: bool = True
     select: bool = True
+    # Chance of each rare shape per kernel (fuzz.cfg_shapes): a guarded trap (a second exit
+    # block), a guarded endless loop, a two-entry (irreducible) cycle at half the rate.
+    cfg_shapes: float = 0.1
 
     # Memory.
     memory: tuple[str, ...] = (
@@ -111,10 +114,10 @@ PROFILES: dict[str, dict[str, Any]] = {
                     early_return=False, multi_exit=False, switch=False),
     # Divergent control flow.
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
-                    max_helpers=0, max_arrays=0, atomics=False),
+                    max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.35),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
-                  max_helpers=0, loop_weight=6.0, max_block=6),
+                  max_helpers=0, loop_weight=6.0, max_block=6, cfg_shapes=0.35),
     # Vector types everywhere: shuffles, lane inserts and extracts, vector
     # compares, selects, casts and math, as OpenCL's vector types give.
     "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),
