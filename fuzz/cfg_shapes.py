@@ -63,18 +63,18 @@ NEVER_ID = 1 << 40
 
 def add_shapes(p: Planner, body: list[Stmt], first: int) -> None:
     """Insert the rare shapes into the kernel `body` (top level), each with
-    the chance `cfg_shapes` (the irreducible cycle half of it), at positions
+    the chance `cfg_shapes` (the irreducible cycle `irreducible`), at positions
     from `first` on (after the private arrays' initialisation)."""
     c, k = p.c, p.k
     rate = k.cfg_shapes
-    if rate <= 0 or k.workgroup or k.subgroup or p.helper is not None:
+    if k.workgroup or k.subgroup or p.helper is not None:
         return
     makers = []
-    if c.boolean(rate):
+    if rate > 0 and c.boolean(rate):
         makers.append(_trap)
-    if c.boolean(rate):
+    if rate > 0 and c.boolean(rate):
         makers.append(_spin)
-    if c.boolean(rate / 2):
+    if k.irreducible > 0 and k.divergent_if and c.boolean(k.irreducible):
         makers.append(_irreducible)
     if not makers:
         return
@@ -145,7 +145,9 @@ def _spin(p: Planner) -> Stmt:
 
 
 def _irreducible(p: Planner) -> Stmt:
-    mode = _guard_mode(p)
+    # Mostly a varying entry: with a uniform one the vectorizer could keep
+    # the cycle as it is (only its refusal would be checked).
+    mode = VARYING if p.k.divergent_if and p.c.boolean(0.8) else UNIFORM
     cond = p._cond(2, mode)
     trip = p.expr(I32, 2, ANY)
     counter = p._var(I32)

@@ -43,9 +43,11 @@ class Knobs:
     multi_exit: bool = True  # several exits, breaks out of two loops, returns in loops
     switch: bool = True
     select: bool = True
-    # Chance of each rare shape per kernel (fuzz.cfg_shapes): a guarded trap (a second exit
-    # block), a guarded endless loop, a two-entry (irreducible) cycle at half the rate.
+    # Chances per kernel of the rare shapes of fuzz.cfg_shapes: a guarded trap (a second exit
+    # block) and a guarded endless loop (each `cfg_shapes`), a two-entry cycle (`irreducible`:
+    # the vectorizer refuses such a kernel, so it is rarer where other things are tested).
     cfg_shapes: float = 0.1
+    irreducible: float = 0.04
 
     # Memory.
     memory: tuple[str, ...] = (
@@ -114,10 +116,12 @@ PROFILES: dict[str, dict[str, Any]] = {
                     early_return=False, multi_exit=False, switch=False),
     # Divergent control flow.
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
-                    max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.35),
+                    max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.35,
+                    irreducible=0.4),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
-                  max_helpers=0, loop_weight=6.0, max_block=6, cfg_shapes=0.35),
+                  max_helpers=0, loop_weight=6.0, max_block=6, cfg_shapes=0.35,
+                  irreducible=0.4),
     # Vector types everywhere: shuffles, lane inserts and extracts, vector
     # compares, selects, casts and math, as OpenCL's vector types give.
     "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),
