@@ -61,6 +61,7 @@ from .plan import (
     If,
     Indirect,
     Insert,
+    Irreducible,
     KernelPlan,
     Let,
     Lin,
@@ -85,10 +86,12 @@ from .plan import (
     Select,
     SelectAddr,
     Shuffle,
+    Spin,
     Splat,
     Stmt,
     Store,
     Switch,
+    Trap,
     TreeReduce,
     Ty,
     UniformStore,
@@ -618,6 +621,8 @@ class FunctionEmitter:
             self._tree_reduce(s)
         elif isinstance(s, PrefixScan):
             self._prefix_scan(s)
+        elif isinstance(s, (Trap, Spin, Irreducible)):
+            self._cfg_shape(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
 
@@ -908,6 +913,81 @@ class FunctionEmitter:
             self.set_block(None)
             return
         self._merge(end_bb, incoming, keys)
+
+    # ------------------------------------------------------------------
+    # Rare control-flow shapes (fuzz.cfg_shapes)
+
+    def _cfg_shape(self, s: Trap | Spin | Irreducible) -> None:
+        if isinstance(s, Trap):
+            self._trap(s)
+        elif isinstance(s, Spin):
+            self._spin(s)
+        else:
+            self._irreducible(s)
+
+    def _trap(self, s: Trap) -> None:
+        """`br guard, trap, cont`; `trap: call @llvm.trap; unreachable`."""
+        b = self.b
+        guard = self.expr(s.guard)
+        trap_bb = self.new_block("trap")
+        cont = self.new_block("trap.cont")
+        b.cond_br(guard, trap_bb, cont)
+        self.set_block(trap_bb)
+        b.call(self.mod.intrinsic("llvm.trap", T.VoidType(), []), [])
+        b.unreachable()
+        self.set_block(cont)
+
+    def _spin(self, s: Spin) -> None:
+        """`br guard, spin, cont`; `spin:` the body, then back to `spin`."""
+        b = self.b
+        guard = self.expr(s.guard)
+        head = self._cur()
+        spin = self.new_block("spin")
+        cont = self.new_block("spin.cont")
+        b.cond_br(guard, spin, cont)
+        saved = dict(self.env)
+        self.set_block(spin)
+        counter = b.phi(T.IntType(32), name=s.counter.name)
+        counter.add_incoming(self.i32(0), head)
+        self.env[s.counter.id] = counter
+        self.emit_block(s.body)
+        nxt = b.add(counter, self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+        counter.add_incoming(nxt, self._cur())
+        b.br(spin)
+        self.env = saved
+        self.set_block(cont)
+
+    def _irreducible(self, s: Irreducible) -> None:
+        """Two blocks `irr.a` and `irr.b`, each entered from the head and
+        from the other; one counter phi in each; both exit to `irr.end`."""
+        b = self.b
+        cond = self.expr(s.cond)
+        trip = b.and_(self.expr(s.trip), self.i32(7))
+        self._name(trip, f"{s.counter.name}.trip")
+        head = self._cur()
+        a_bb = self.new_block("irr.a")
+        b_bb = self.new_block("irr.b")
+        end = self.new_block("irr.end")
+        b.cond_br(cond, a_bb, b_bb)
+        saved = dict(self.env)
+        ends: list[tuple[V.Value, V.BasicBlock]] = []
+        phis = []
+        for bb, body, other in ((a_bb, s.first, b_bb), (b_bb, s.second, a_bb)):
+            self.env = dict(saved)
+            self.set_block(bb)
+            phi = b.phi(T.IntType(32), name=self._unique(s.counter.name))
+            phi.add_incoming(self.i32(0), head)
+            phis.append(phi)
+            self.env[s.counter.id] = phi
+            self.emit_block(body)
+            nxt = b.add(phi, self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+            done = b.icmp("uge", nxt, trip)
+            ends.append((nxt, self._cur()))
+            b.cond_br(done, end, other)
+        phis[1].add_incoming(*ends[0])
+        phis[0].add_incoming(*ends[1])
+        self.env = saved
+        self.set_block(end)
 
     # ------------------------------------------------------------------
     # Expressions

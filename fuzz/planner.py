@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .builtin_calls import BuiltinCalls
+from .cfg_shapes import add_shapes as add_cfg_shapes
 from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
@@ -232,6 +233,7 @@ class Planner:
         if k.private_arrays:
             for _ in range(c.integer(0, k.max_arrays)):
                 body.append(self._private_array())
+        filled = len(body)  # rare shapes go after the arrays are filled
         self.budget = k.size
         wg = None
         if k.workgroup:
@@ -255,6 +257,7 @@ class Planner:
         if sg is not None and not sg.drawn:
             body.extend(sg.phase())
         body.extend(self._epilogue())
+        add_cfg_shapes(self, body, filled)
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"
         builtins = "mux" if k.mux_builtins and c.boolean(0.25) else "opencl"
