@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check an already vectorized function in the file (needs --width)")
     p.add_argument("--width", type=int, help="width of --vectorized")
     p.add_argument("--dim", type=int, default=0, help="dimension of --vectorized (default 0)")
+    p.add_argument("--target-features", metavar="LIST",
+                   help="vectorize for the host adjusted by an LLVM-style feature list, as veczc's "
+                        "-vecz-target-features (e.g. --target-features=-fast-gather: a target "
+                        "without fast gathers; write '=' when the list starts with '-')")
     p.add_argument("--json", action="store_true", help="print the JSON report")
     return p
 
@@ -129,7 +133,7 @@ def _run(ns: argparse.Namespace) -> int:
     report = run_check(
         text, kernel=ns.kernel, widths=widths, dims=dims, choices=ns.choices,
         ndranges=ndranges, vectorized=ns.vectorized, timeout=ns.timeout, seed=ns.seed,
-        opt=ns.opt,
+        opt=ns.opt, target_features=ns.target_features,
     )
     if ns.json:
         print(json.dumps(report.to_json()))

@@ -9,6 +9,7 @@ import llvmlite.binding as llvm
 
 from .choices import parse_choices
 from .pipeline import MAX_WIDTH, KernelRequest, PipelineOptions, vectorize_module
+from .target import host_target, with_features
 
 
 @dataclass
@@ -68,6 +69,7 @@ def vectorize(
     choices: str = "",
     auto: bool = False,
     passes: str | list[str] | None = None,
+    target_features: str | None = None,
 ) -> VectorizeResult:
     """Add to `ir` a version of `kernel` computing `width` consecutive work-items
     along dimension `dim` in SIMD lanes.
@@ -76,7 +78,9 @@ def vectorize(
     `auto=True` lets the SIMD width analysis pick the width. `passes` runs
     a named pass sequence instead of the default pipeline (`veczc
     --print-pipeline` lists it; optional passes may be left out, required
-    ones must stay, in order).
+    ones must stay, in order). `target_features` adjusts the host target by
+    an LLVM-style feature list, as veczc's `-vecz-target-features` does
+    (`-fast-gather`: vectorize for a target without fast gathers).
 
     Raises `vectorizer.IRError` for malformed IR (with LLVM's line:column),
     `ValueError` for bad arguments: an argument of the wrong type (`width`
@@ -86,13 +90,18 @@ def vectorize(
     error: the result has `vectorized_name=None` and remarks saying why.
     """
     _check_arguments(ir, kernel, width, dim, choices, auto, passes)
+    target = None
+    if target_features is not None:
+        if not isinstance(target_features, str):
+            raise ValueError(f"target_features must be a ','-separated string, not {type(target_features).__name__}")
+        target = with_features(host_target(), target_features)
     options = PipelineOptions(passes=passes)
     options.names()  # an unknown or misplaced pass is a ValueError before any work
     width = None if width is None else operator.index(width)
     dim = operator.index(dim)
     request = KernelRequest(kernel, None if auto else width, dim, parse_choices(choices))
     try:
-        text, outcomes = vectorize_module(ir, [request], options=options)
+        text, outcomes = vectorize_module(ir, [request], target=target, options=options)
     except KeyError as exc:
         raise ValueError(exc.args[0]) from None
     out = outcomes[0]
