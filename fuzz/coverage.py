@@ -421,6 +421,8 @@ def _expr_features(e: Expr, d: Divergence, out: Counter[str], in_div: bool) -> N
             out["pointer comparison"] += 1
         elif isinstance(x, PtrDiff):
             out["pointer subtraction"] += 1
+        elif isinstance(x, VLoad) and x.mask is not None:
+            out["masked gather with a pass-through"] += 1
         elif isinstance(x, VLoad):
             out["OpenCL builtin: vload"] += 1
         elif isinstance(x, WorkDim):

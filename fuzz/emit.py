@@ -1050,6 +1050,26 @@ class FunctionEmitter:
             return self._peer_ptr_2d(buf, a)
         return self._element_ptr(buf.elem, self.args[id(buf)], self.addr(a, buf), acc)
 
+    def _masked_gather(self, e: VLoad, off: V.Value) -> V.Value:
+        """`llvm.masked.gather` of the N elements `vload<N>(off, buf)` reads
+        (in bounds), with `e.mask` and `e.passthru`."""
+        b, buf = self.b, e.buffer
+        assert e.mask is not None and e.passthru is not None
+        ety, vty = ir_type(buf.elem), ir_type(e.ty)
+        first = b.mul(off, self.i64(e.lanes))
+        pty = T.VectorType(self.args[id(buf)].type, e.lanes)
+        ptrs: V.Value = V.PoisonValue(pty)
+        for lane in range(e.lanes):
+            idx = b.add(first, self.i64(lane)) if lane else first
+            p = b.gep(ety, self.args[id(buf)], [idx], flags=("inbounds",))
+            ptrs = b.insertelement(ptrs, p, lane)
+        mask, passthru = self.expr(e.mask), self.expr(e.passthru)
+        fn = self.mod.intrinsic(f"llvm.masked.gather.{_intrinsic_suffix(e.ty)}.v{e.lanes}p{buf.addrspace}",
+                                vty, [pty, mask.type, vty])
+        call = b.call(fn, [ptrs, mask, passthru])
+        call.arg_attributes[0] = f"align {self._align(buf.elem)}"
+        return call
+
     def _element_ptr(self, elem: Ty, base: V.Value, idx: V.Value, acc: Access) -> V.Value:
         """The address of element `idx` of a buffer, reached as `acc` says."""
         b = self.b
@@ -1125,6 +1145,8 @@ class FunctionEmitter:
             off = b.urem(off, V.const_int(off.type, n)) if n & (n - 1) else self._wrap(off, n)
             if off.type != T.IntType(64):
                 off = b.zext(off, T.IntType(64))
+            if e.mask is not None and e.passthru is not None:
+                return self._masked_gather(e, off)
             return b.call(fn, [off, self.args[id(buf)]])
         if isinstance(e, PtrDiff):
             i64 = T.IntType(64)

@@ -690,12 +690,19 @@ class VLoad(Expr):
     # (`vloada_half` only where the address is aligned to the N halfs: at
     # the buffer's start, or a scalar).
     half: str = ""
+    # A masked gather instead (`llvm.masked.gather` of the same N elements):
+    # lanes where `mask` (an N x i1 expression) is false read nothing and
+    # give `passthru`'s lane (what a target without fast gathers must keep).
+    mask: Expr | None = None
+    passthru: Expr | None = None
 
     @property
     def ty(self) -> Ty:  # type: ignore[override]
         return Ty("f32", self.lanes) if self.half else self.buffer.elem.with_lanes(self.lanes)
 
     def children(self) -> tuple[Expr, ...]:
+        if self.mask is not None and self.passthru is not None:
+            return (self.expr, self.mask, self.passthru)
         return (self.expr,)
 
 

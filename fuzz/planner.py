@@ -1340,7 +1340,17 @@ class Planner:
         buf = self.in_buf(ty.scalar)
         if mode in (ANY, VARYING) and c.boolean(0.4):
             return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False), offset=c.integer(0, 1))
+        if ty.lanes > 1 and c.boolean(0.3):
+            return self._masked_gather(buf, ty, depth, mode)
         return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode))
+
+    def _masked_gather(self, buf: Buffer, ty: Ty, depth: int, mode: str) -> VLoad:
+        """The `vload<N>` elements read by an input `llvm.masked.gather` with
+        a (usually varying) mask and a pass-through value: the vectorizer
+        must keep the pass-through in the lanes the mask turns off."""
+        c = self.c
+        return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode),
+                     mask=self.expr(Ty("i1", ty.lanes), depth, mode), passthru=self.expr(ty, depth, mode))
 
     def _ptr_diff(self, mode: str) -> Expr:
         """The element distance of two addresses into one buffer (pointer subtraction)."""

@@ -168,6 +168,9 @@ def _vload_c(e: VLoad) -> str:
     name = f"{e.half}{e.lanes if e.lanes > 1 else ''}" if e.half else f"vload{e.lanes}"
     if e.base is not None:
         return f"{name}({e.offset}, &{e.buffer.name}[{addr_c(e.base)}])"
+    if e.mask is not None and e.passthru is not None:
+        return (f"masked_gather{e.lanes}(wrap({expr_c(e.expr)}), {e.buffer.name}, {expr_c(e.mask)}, "
+                f"{expr_c(e.passthru)})")
     return f"{name}(wrap({expr_c(e.expr)}), {e.buffer.name})"
 
 
