@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .journal import Journal, JournalError
+from .rotation import target_label
 from .signature import signature
 
 FAILING = ("mismatch", "vector-fault", "timeout", "vectorizer-error")
@@ -64,6 +65,7 @@ class Spec:
     mutate: str | None = None  # fuzz.mutation operator applied to our output
     timeout: float = 10.0
     rotate: bool = False  # each seed runs its own point of fuzz.rotation's matrix
+    target_features: str | None = None  # None: the host's (rotated with `rotate`); "-fast-gather"...
 
     def resolved(self, seed: int) -> Spec:
         """The spec `seed` runs with: the rotation's profile, choices and widths
@@ -74,10 +76,11 @@ class Spec:
 
         from .rotation import seed_config
 
-        cfg = seed_config(seed, self.profile, self.choices, self.widths)
+        cfg = seed_config(seed, self.profile, self.choices, self.widths, self.target_features)
         return replace(self, profile=cfg.profile, rotate=False,
                        choices=[cfg.choices] if cfg.choices is not None else self.choices,
-                       widths=list(cfg.widths) if cfg.widths is not None else self.widths)
+                       widths=list(cfg.widths) if cfg.widths is not None else self.widths,
+                       target_features=cfg.target if cfg.target is not None else self.target_features)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Spec:
@@ -95,6 +98,13 @@ class Spec:
             make_knobs(profile=self.profile or "default", **_knobs(self.knobs))
         except (TypeError, ValueError) as exc:
             raise CampaignError(str(exc)) from None
+        if self.target_features:
+            from vectorizer.target import host_target, with_features
+
+            try:
+                with_features(host_target(), self.target_features)
+            except ValueError as exc:
+                raise CampaignError(f"target features: {exc}") from None
         if self.widths is not None:
             if not self.widths or any(not 1 <= w <= 64 for w in self.widths):
                 raise CampaignError(f"widths {self.widths}: each must be 1..64")
@@ -191,14 +201,15 @@ def check_case(text: str, spec: Spec, configs: list[tuple[int, int, str]] | None
     if spec.mutate is None and spec.peer is None:
         if configs is None:
             return oracle.check(text, widths=spec.widths, dims=spec.dims, choices=spec.choices,
-                                timeout=spec.timeout).results
+                                timeout=spec.timeout, target_features=spec.target_features or None).results
         results = []
         # Group by choices/dim so one check compiles one module for all widths.
         groups: dict[tuple[int, str], list[int]] = {}
         for w, d, c in configs:
             groups.setdefault((d, c), []).append(w)
         for (d, c), ws in groups.items():
-            results += oracle.check(text, widths=ws, dims=[d], choices=[c], timeout=spec.timeout).results
+            results += oracle.check(text, widths=ws, dims=[d], choices=[c], timeout=spec.timeout,
+                                    target_features=spec.target_features or None).results
         return results
     case = oracle.parse_case(text)
     results = []
@@ -312,7 +323,8 @@ def run_seed(seed: int, spec_json: dict[str, Any]) -> dict[str, Any]:
     return {"type": "seed", "seed": seed, "n": len(results), "summary": counts,
             "failures": failures, "case": text if failures else None,
             "elapsed": time.perf_counter() - t0,
-            "config": {"profile": spec.profile, "choices": spec.choices, "widths": spec.widths},
+            "config": {"profile": spec.profile, "choices": spec.choices, "widths": spec.widths,
+                       "target": target_label(spec.target_features)},
             "axes": _axes(results)}
 
 
@@ -343,13 +355,15 @@ class CampaignReport:
     generator_ub_seeds: set[int] = field(default_factory=set)
     interrupted: bool = False
     coverage: dict[str, Counter[str]] = field(default_factory=lambda: {
-        "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter()})
+        "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter(),
+        "target": Counter()})
 
     def add(self, rec: dict[str, Any]) -> None:
         """Fold one seed record in."""
         cfg = rec.get("config")
         if cfg:
             self.coverage["profile"][str(cfg.get("profile"))] += rec.get("n", 0)
+            self.coverage["target"][target_label(cfg.get("target"))] += rec.get("n", 0)
         for axis, counts in (rec.get("axes") or {}).items():
             if axis in self.coverage:
                 self.coverage[axis].update(counts)

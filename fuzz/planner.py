@@ -1041,6 +1041,8 @@ class Planner:
                 (0.4, lambda: Freeze(self.expr(ty, d, sub))),
                 (0.6 if k.opencl_builtins and (ty.is_vector or (ty == F32 and "f16" in k.types))
                  and self.helper is None and mode != INVARIANT else 0.0, lambda: self._vload(ty, d, sub)),
+                (0.4 if ty.is_vector and ty.elem != "f16" and self.helper is None and mode != INVARIANT else 0.0,
+                 lambda: self._masked_gather(self.in_buf(ty.scalar), ty, d, sub)),
                 (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
                  and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
                  lambda: _convert(self._ptr_diff(mode), ty)),
@@ -1340,8 +1342,6 @@ class Planner:
         buf = self.in_buf(ty.scalar)
         if mode in (ANY, VARYING) and c.boolean(0.4):
             return VLoad(buf, ty.lanes, Const(I64, 0), base=self._affine(ty.lanes, False), offset=c.integer(0, 1))
-        if ty.lanes > 1 and c.boolean(0.3):
-            return self._masked_gather(buf, ty, depth, mode)
         return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode))
 
     def _masked_gather(self, buf: Buffer, ty: Ty, depth: int, mode: str) -> VLoad:

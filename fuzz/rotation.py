@@ -12,13 +12,16 @@ any order, and a resumed or distributed campaign covers the matrix alike):
 - a Vecz choices string: none, each choice alone, and the combinations
   users set together;
 - one width that is not a power of two, besides the case's 1, 4, 8 and 16;
+- a target: the host, or the host without fast gathers (`-fast-gather`,
+  as `vecz-oracle --target-features` takes it), where the vectorizer
+  lowers gathers differently (`transform/safe_lane_addressing.py`);
 - the dimensions are the case's own (the generator draws 1-3-D kernels and
   vectorizes each along every dimension it has).
 
 Axes the user pins on the command line (`--profile`, `--choices`,
-`--widths`) are not rotated. The cycle lengths (11, 13, 7) are pairwise
-coprime, so 1,001 consecutive seeds walk through every combination of
-profile, choices and extra width (a profile or width added to a cycle must
+`--widths`) are not rotated. The cycle lengths (11, 13, 7, 2) are pairwise
+coprime, so 2,002 consecutive seeds walk through every combination of
+profile, choices, extra width and target (a profile or width added to a cycle must
 keep them coprime: with the tenth profile, `subgroup`, five extra widths
 would have repeated the same five (profile, width) pairs, so two widths
 joined; the eleventh, `irregular`, keeps them coprime).
@@ -54,6 +57,8 @@ PROFILE_CYCLE: tuple[str, ...] = (
     "default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors", "workgroup",
     "subgroup", "irregular",
 )
+# Target feature lists for `oracle.check(target_features=...)`: "" is the host.
+TARGET_CYCLE: tuple[str, ...] = ("", "-fast-gather")
 BASE_WIDTHS: tuple[int, ...] = (1, 4, 8, 16)
 ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 9, 10, 12)
 
@@ -65,28 +70,36 @@ class SeedConfig:
     profile: str
     choices: str | None  # None: the case's (not rotated)
     widths: tuple[int, ...] | None  # None: the case's
+    target: str | None = None  # None: the campaign's (not rotated)
+
+
+def target_label(features: str | None) -> str:
+    """How coverage names a target feature list (`host` for none)."""
+    return features or "host"
 
 
 def seed_config(seed: int, profile: str | None, choices: list[str] | None,
-                widths: list[int] | None) -> SeedConfig:
+                widths: list[int] | None, target: str | None = None) -> SeedConfig:
     """The configuration of `seed`; pinned axes (not None) are kept."""
     assert all(p in PROFILES for p in PROFILE_CYCLE)
     prof = profile if profile is not None else PROFILE_CYCLE[seed % len(PROFILE_CYCLE)]
     ch = None if choices is not None else CHOICE_SETS[seed % len(CHOICE_SETS)]
     ws = None if widths is not None else (*BASE_WIDTHS, ODD_WIDTHS[seed % len(ODD_WIDTHS)])
-    return SeedConfig(prof, ch, ws)
+    tg = None if target is not None else TARGET_CYCLE[seed % len(TARGET_CYCLE)]
+    return SeedConfig(prof, ch, ws, tg)
 
 
 def coverage(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Configurations run per profile, choices string, width and dimension,
+    """Configurations run per profile, choices string, width, dimension and target,
     from the `config` and `axes` fields of seed records."""
     out: dict[str, Counter[str]] = {"profile": Counter(), "choices": Counter(), "width": Counter(),
-                                    "dim": Counter()}
+                                    "dim": Counter(), "target": Counter()}
     for rec in records:
         cfg = rec.get("config")
         if not cfg:
             continue
         out["profile"][cfg.get("profile", "?")] += rec.get("n", 0)
+        out["target"][target_label(cfg.get("target"))] += rec.get("n", 0)
         for axis in ("choices", "width", "dim"):
             for key, n in (rec.get("axes", {}).get(axis) or {}).items():
                 out[axis][key] += n
@@ -100,4 +113,5 @@ def missing(cov: dict[str, dict[str, int]]) -> list[str]:
     seen_w = cov.get("width", {})
     gaps += [f"width {w}" for w in (*BASE_WIDTHS, *ODD_WIDTHS) if not seen_w.get(str(w))]
     gaps += [f"dim {d}" for d in range(3) if not cov.get("dim", {}).get(str(d))]
+    gaps += [f"target {target_label(t)}" for t in TARGET_CYCLE if not cov.get("target", {}).get(target_label(t))]
     return gaps
