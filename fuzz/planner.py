@@ -1043,6 +1043,8 @@ class Planner:
                  and self.helper is None and mode != INVARIANT else 0.0, lambda: self._vload(ty, d, sub)),
                 (0.4 if ty.is_vector and ty.elem != "f16" and self.helper is None and mode != INVARIANT else 0.0,
                  lambda: self._masked_gather(self.in_buf(ty.scalar), ty, d, sub)),
+                (0.3 if not ty.is_vector and ty.elem != "f16" and self.helper is None and mode != INVARIANT else 0.0,
+                 lambda: self._masked_gather_lane(ty, d, sub)),
                 (0.5 if k.access_forms and not ty.is_float and not ty.is_vector and self.helper is None
                  and any(w > 0 for w, _ in self._addr_options(mode)) else 0.0,
                  lambda: _convert(self._ptr_diff(mode), ty)),
@@ -1351,6 +1353,13 @@ class Planner:
         c = self.c
         return VLoad(buf, ty.lanes, self.expr(c.choice((I32, I64)), depth, mode),
                      mask=self.expr(Ty("i1", ty.lanes), depth, mode), passthru=self.expr(ty, depth, mode))
+
+    def _masked_gather_lane(self, ty: Ty, depth: int, mode: str) -> Expr:
+        """One lane of a masked gather of 2 or 4 elements of type `ty`."""
+        c = self.c
+        lanes = c.choice((2, 4))
+        return Extract(self._masked_gather(self.in_buf(ty), ty.with_lanes(lanes), depth, mode),
+                       c.integer(0, lanes - 1))
 
     def _ptr_diff(self, mode: str) -> Expr:
         """The element distance of two addresses into one buffer (pointer subtraction)."""
