@@ -84,3 +84,15 @@ def test_the_generator_draws_masked_gathers_that_match_without_fast_gathers() ->
     text = next(t for t in (generate(s, profile="memory") for s in range(200)) if "llvm.masked.gather" in t)
     report = oracle.check(text, widths=[4, 7], target_features="-fast-gather")
     assert not report.failed, report.summary
+
+
+def test_the_library_takes_the_same_feature_list_as_veczc() -> None:
+    from vectorizer import vectorize
+
+    r = vectorize(GATHER, "k", 4, target_features="-fast-gather")
+    assert r.vectorized_name is not None and r.stats["safe_addressed_accesses"] > 0
+    assert vectorize(GATHER, "k", 4).stats["safe_addressed_accesses"] == 0
+    with pytest.raises(ValueError, match="must be"):
+        vectorize(GATHER, "k", 4, target_features="avx2")
+    with pytest.raises(ValueError, match="target_features must be"):
+        vectorize(GATHER, "k", 4, target_features=["-fast-gather"])  # type: ignore[arg-type]
