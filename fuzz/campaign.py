@@ -99,6 +99,8 @@ class Spec:
         except (TypeError, ValueError) as exc:
             raise CampaignError(str(exc)) from None
         if self.target_features:
+            if self.peer is not None or self.mutate is not None:
+                raise CampaignError("target features apply to our vectorizer's own campaigns only")
             from vectorizer.target import host_target, with_features
 
             try:

@@ -216,6 +216,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--widths", type=widths_arg, help="comma list (default: the case's, 1,4,8,16)")
     p.add_argument("--dims", type=dims_arg, help="comma list (default: the case's)")
     p.add_argument("--choices", action="append", help="a Vecz choices string (repeatable; default: the case's)")
+    p.add_argument("--target-features", metavar="LIST",
+                   help="vectorize for the host adjusted by this feature list, e.g. "
+                        "--target-features=-fast-gather (default: rotated, see fuzz.rotation)")
     p.add_argument("--timeout", type=seconds_arg, default=10.0, help="seconds per kernel run")
     p.add_argument("--source", choices=("ours", "csmith", "mix"), default="ours")
     p.add_argument("--peer", metavar="CMD", help="fuzz another vectorizer: a command template with "
@@ -239,7 +242,8 @@ def _run(ns: argparse.Namespace) -> int:
     rotate = not ns.no_rotate and ns.source == "ours" and ns.peer is None and ns.mutate is None
     spec = Spec(profile=ns.profile if rotate else (ns.profile or "default"), knobs=dict(ns.knob or []),
                 widths=ns.widths, dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
-                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout, rotate=rotate)
+                peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout, rotate=rotate,
+                target_features=ns.target_features)
     if ns.corpus:
         try:  # now, not after the campaign, when its failures are to be filed
             os.makedirs(ns.corpus, exist_ok=True)

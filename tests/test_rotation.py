@@ -71,6 +71,14 @@ def test_the_rotation_runs_seeds_with_and_without_fast_gathers_and_says_which() 
     assert set(targets) == set(TARGET_CYCLE)
     pinned = Spec(profile=None, rotate=True, target_features="-fast-gather")
     assert {pinned.resolved(s).target_features for s in range(4)} == {"-fast-gather"}
+    from fuzz.campaign import CampaignError
+
+    for bad in (Spec(target_features="avx2"), Spec(target_features="-fast-gather", mutate="mask-all-true")):
+        try:
+            bad.validate()
+        except CampaignError:
+            continue
+        raise AssertionError(f"{bad} validated")
     recs = [{"config": {"profile": "default", "target": "host"}, "n": 3},
             {"config": {"profile": "default"}, "n": 2}]  # a journal from before the target axis: the host
     cov = coverage(recs)
