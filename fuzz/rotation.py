@@ -18,7 +18,7 @@ any order, and a resumed or distributed campaign covers the matrix alike):
 - the dimensions are the case's own (the generator draws 1-3-D kernels and
   vectorizes each along every dimension it has).
 
-Axes the user pins on the command line (`--profile`, `--choices`,
+Axes the user pins on the command line (`--profile`, `--choices`, `--target-features`,
 `--widths`) are not rotated. The cycle lengths (11, 13, 7, 2) are pairwise
 coprime, so 2,002 consecutive seeds walk through every combination of
 profile, choices, extra width and target (a profile or width added to a cycle must
