@@ -24,6 +24,7 @@ from .case import ArgSpec, Case, CaseError, NDRange, parse_case, parse_ndrange
 from .compare import compare
 from .jit import REVERSED, SANITIZED, Variant
 from .reference import known_clean, launch_key, reference_run
+from .spelling import foreign_query_spelling
 
 STATUSES = (
     "match", "mismatch", "not-vectorized", "vectorizer-error", "vector-fault",
@@ -222,6 +223,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
         res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6), report)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
+        elif res[0] == "ok" and (why := foreign_query_spelling(text, res[2])) is not None:
+            pre[cfg] = ("vectorizer-error", why)
         elif res[0] == "ok":
             key = f"v{len(variants)}"
             vkeys[cfg] = key
