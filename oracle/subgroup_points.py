@@ -37,13 +37,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from vectorizer.analysis import subgroups as names
 from vectorizer.ir import Builder, parse_module, print_module
 from vectorizer.ir import instructions as I
 from vectorizer.ir import module as M
 from vectorizer.ir import types as T
 from vectorizer.ir import values as V
 
+from . import collective_names as names
 from .runtime import Unsupported, base_name
 
 HOOK = "__oracle_sg_point"

@@ -47,8 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from vectorizer.analysis import subgroups as names
-
+from . import collective_names as names
 from . import fibers
 from .fiber_drivers import DONE, NUWAIT, RUNNABLE, _Fn, enter_fiber, quote
 from .runtime import FnSig, Unsupported, base_name
