@@ -16,8 +16,13 @@ from __future__ import annotations
 import re
 
 _DECLARED = re.compile(r"^declare\b[^@\n]*@([\w.$]+)\(", re.M)
-_MUX = re.compile(r"__mux_get_\w+$")
-_OPENCL = re.compile(r"_Z\d+get_(global|local|group|num|work|enqueued|sub_group|max_sub_group)\w*$")
+# The NDRange queries only: the sub-group queries are the vectorizer's own
+# business in either spelling (its sub-group lowering calls the `__mux_` ones,
+# which the oracle's sub-group runtime provides for both kinds of input).
+_QUERIES = ("global_id|local_id|group_id|global_size|local_size|num_groups|global_offset|"
+            "enqueued_local_size|work_dim|global_linear_id|local_linear_id")
+_MUX = re.compile(rf"__mux_get_({_QUERIES})$")
+_OPENCL = re.compile(rf"_Z\d+get_({_QUERIES})[jv]$")
 
 
 def _families(text: str) -> dict[str, list[str]]:

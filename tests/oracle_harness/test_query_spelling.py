@@ -57,3 +57,36 @@ def test_the_oracle_passes_a_mux_kernel_under_vector_predication() -> None:
   ret void""")
     rep = check(text, "k", widths=[4], choices=["VectorPredication"], ndranges=["global=16 local=8"])
     assert [r.status for r in rep.results] == ["match"]
+
+
+WORK_GROUP_BROADCAST = """
+declare i64 @_Z13get_global_idj(i32)
+declare i32 @_Z20work_group_broadcastim(i32, i64)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %v = trunc i64 %gid to i32
+  %b = call i32 @_Z20work_group_broadcastim(i32 %v, i64 3)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %b, ptr addrspace(1) %p, align 4
+  ret void
+}
+"""
+
+
+def test_a_work_group_broadcast_takes_the_local_id_in_the_inputs_spelling() -> None:
+    """The broadcast's packet finds its member through the local id: in an
+    OpenCL module that is `get_local_id`, not the `__mux_` query (found by
+    this check on generated sub-group kernels)."""
+    from vectorizer import vectorize
+
+    r = vectorize(WORK_GROUP_BROADCAST, "k", width=4)
+    assert r.vectorized_name
+    assert "@_Z12get_local_idj(" in r.ir and "__mux_get_local_id" not in r.ir
+    assert foreign_query_spelling(WORK_GROUP_BROADCAST, r.ir) is None
+    mux = (WORK_GROUP_BROADCAST.replace("_Z13get_global_idj", "__mux_get_global_id")
+           .replace("declare i32 @_Z20work_group_broadcastim(i32, i64)",
+                    "declare i32 @__mux_work_group_broadcast_i32(i32, i32, i64, i64, i64)")
+           .replace("@_Z20work_group_broadcastim(i32 %v, i64 3)",
+                    "@__mux_work_group_broadcast_i32(i32 0, i32 %v, i64 3, i64 0, i64 0)"))
+    r = vectorize(mux, "k", width=4)
+    assert "@__mux_get_local_id(" in r.ir and "_Z12get_local_idj" not in r.ir
