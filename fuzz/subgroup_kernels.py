@@ -396,8 +396,8 @@ class SubGroupPlanner:
             return self._ballot_bit()
         if kind == "scan":
             ty = self._narrow(ty)
-            name = f"sub_group_{c.choice(_SCANS)}_{c.choice(('add', 'min', 'max'))}"
-            return Builtin(name, (self._value(ty),), ty, signed=signed)
+            op = c.choice(('add', 'min', 'max'))
+            return Builtin(f"sub_group_{c.choice(_SCANS)}_{op}", (self._operand(op, ty),), ty, signed=signed)
         if kind == "broadcast":
             idx = Const(I32, c.weighted([(4.0, 0), (1.0, 1), (1.0, 3)]))
             return Builtin("sub_group_broadcast", (self._value(ty), idx), ty, signed=signed)
@@ -419,6 +419,22 @@ class SubGroupPlanner:
                 return Extract(bal, 0)
             return Builtin(c.choice(BALLOT_OPS), (bal,), I32, signed=False)
         return Builtin(c.choice(SUB_GROUP_QUERIES), (), I32, signed=False)
+
+    def _operand(self, op: str, ty: Ty) -> Expr:
+        """The operand of a reduction or scan by `op`. For an integer min or
+        max, half the time with the sign bit flipped in odd members: the
+        members then hold values negative as signed and large as unsigned
+        side by side, so a min or max read with the wrong signedness (the
+        mangled `j`/`m`/`h`/`t` against `i`/`l`/`c`/`s`) picks another
+        member's value."""
+        value = self._value(ty)
+        if ty.is_float or op not in ("min", "max") or not self.p.c.boolean(0.5):
+            return value
+        lid = Builtin("get_sub_group_local_id", (), I32, signed=False)
+        odd: Expr = Bin("and", lid, Const(I32, 1))
+        if ty.bits != 32:
+            odd = Cast("zext" if ty.bits > 32 else "trunc", odd, ty)
+        return Bin("xor", value, Bin("shl", odd, Const(ty, ty.bits - 1)))
 
     def _narrow(self, ty: Ty) -> Ty:
         """Sometimes `uchar`/`char`/`ushort`/`short` instead of an integer
@@ -465,12 +481,14 @@ class SubGroupPlanner:
                            (1.0, "all_equal"), (1.0, "broadcast"), (0.5, "first")])
         if form == "scan":
             ty = self._narrow(ty)
-            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
-            return Builtin(name, (self._value(ty),), ty, signed=signed)
+            op = c.choice(ops)
+            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{op}"
+            return Builtin(name, (self._operand(op, ty),), ty, signed=signed)
         if form == "clustered":
             ty = self._narrow(ty)
             size = Const(I32, c.choice((1, 2, 4, 8, 16)))
-            return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
+            op = c.choice(ops)
+            return Builtin(f"sub_group_clustered_reduce_{op}", (self._operand(op, ty), size), ty, signed=signed)
         if form == "elect":
             return Builtin("sub_group_elect", (), I32)
         if form == "vote":
@@ -548,7 +566,7 @@ class SubGroupPlanner:
         kind = c.choice(("reduce", "vote", "broadcast", "ballot"))
         if kind == "reduce":
             op = c.choice(("add", "min", "max"))
-            return Builtin(f"sub_group_reduce_{op}", (self._value(I32),), I32, signed=c.boolean(0.5))
+            return Builtin(f"sub_group_reduce_{op}", (self._operand(op, I32),), I32, signed=c.boolean(0.5))
         if kind == "vote":
             return Builtin(f"sub_group_{c.choice(('all', 'any'))}", (self._pred(),), I32)
         if kind == "broadcast":
@@ -602,11 +620,13 @@ class SubGroupPlanner:
         form = c.weighted([(4.0, "scan"), (1.0, "clustered"), (1.0, "elect"), (1.0, "vote"), (1.0, "all_equal"),
                            (1.0, "broadcast"), (1.0, "first"), (1.0, "ballot")])
         if form == "scan":
-            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
-            return Builtin(name, (self._value(ty),), ty, signed=signed)
+            op = c.choice(ops)
+            name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{op}"
+            return Builtin(name, (self._operand(op, ty),), ty, signed=signed)
         if form == "clustered":
             size = Const(I32, c.choice((1, 2, 3, 4, 8, 16)))
-            return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
+            op = c.choice(ops)
+            return Builtin(f"sub_group_clustered_reduce_{op}", (self._operand(op, ty), size), ty, signed=signed)
         if form == "elect":
             return Builtin("sub_group_elect", (), I32)
         if form == "vote":
