@@ -158,6 +158,7 @@ def check(
     timeout: float = 10.0,
     seed: int | None = None,
     opt: int = 0,
+    verify_analyses: bool = False,
 ) -> CheckReport:
     """Check `kernel` of a case (or plain IR) at every configuration.
 
@@ -165,7 +166,9 @@ def check(
     foreign kernel. `vectorized` names a function already in the IR that
     computes `widths[0]` work-items along `dims[0]` (another vectorizer's
     output, or a hand-written one): then the vectorizer is not called.
-    `timeout` bounds each run (seconds). Raises `CaseError` for bad input."""
+    `timeout` bounds each run (seconds). `verify_analyses` has the
+    vectorizer check its analyses against independent references (a wrong
+    one is a `vectorizer-error`). Raises `CaseError` for bad input."""
     from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
@@ -199,7 +202,7 @@ def check(
     wk = pool.acquire()
     try:
         _check_in(wk, report, case, kernel, configs, nds, args, seed, vectorized, timeout, opt,
-                  size_buffers=case.inferred_args)
+                  size_buffers=case.inferred_args, verify_analyses=verify_analyses)
     finally:
         pool.release(wk)
     return report
@@ -207,7 +210,8 @@ def check(
 
 def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, configs: list,
               nds: list[NDRange], args: tuple, seed: int, vectorized: str | None,
-              timeout: float, opt: int, scalar_only: bool = False, size_buffers: bool = False) -> None:
+              timeout: float, opt: int, scalar_only: bool = False, size_buffers: bool = False,
+              verify_analyses: bool = False) -> None:
     text = case.ir
     sess = _Session(wk, kernel, text, timeout, opt)
     pre: dict[tuple, tuple[str, str]] = {}  # config -> (status, detail) decided before running
@@ -219,7 +223,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vkeys[cfg] = "v0"
             variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
             continue
-        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c), max(60.0, timeout * 6), report)
+        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c, verify_analyses), max(60.0, timeout * 6),
+                         report)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
         elif res[0] == "ok":

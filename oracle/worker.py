@@ -153,14 +153,16 @@ def scalar_bytes(a: ArgSpec) -> bytes:
     return one * a.lanes
 
 
-def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: str) -> tuple:
-    """Call the vectorizer; classify the outcome as the oracle reports it."""
+def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: str,
+                        verify_analyses: bool = False) -> tuple:
+    """Call the vectorizer (checking its analyses with `verify_analyses`);
+    classify the outcome as the oracle reports it."""
     try:
         from vectorizer import IRError, vectorize
     except Exception as exc:  # the vectorizer package itself is broken
         return ("vectorizer-error", f"import failed: {type(exc).__name__}: {exc}")
     try:
-        r = vectorize(text, kernel=kernel, width=width, dim=dim, choices=choices)
+        r = vectorize(text, kernel=kernel, width=width, dim=dim, choices=choices, verify_analyses=verify_analyses)
     except IRError as exc:
         # The oracle already parsed the input with LLVM, so this is the
         # vectorizer's own reader failing on valid IR.

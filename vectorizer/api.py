@@ -68,6 +68,7 @@ def vectorize(
     choices: str = "",
     auto: bool = False,
     passes: str | list[str] | None = None,
+    verify_analyses: bool = False,
 ) -> VectorizeResult:
     """Add to `ir` a version of `kernel` computing `width` consecutive work-items
     along dimension `dim` in SIMD lanes.
@@ -76,7 +77,10 @@ def vectorize(
     `auto=True` lets the SIMD width analysis pick the width. `passes` runs
     a named pass sequence instead of the default pipeline (`veczc
     --print-pipeline` lists it; optional passes may be left out, required
-    ones must stay, in order).
+    ones must stay, in order). `verify_analyses=True` checks the
+    vectorizer's analyses against independent reference computations after
+    every pass (a debug mode, as LLVM's `-verify-dom-info`): a wrong one
+    raises `VectorizerBug` naming it.
 
     Raises `vectorizer.IRError` for malformed IR (with LLVM's line:column),
     `ValueError` for bad arguments: an argument of the wrong type (`width`
@@ -86,7 +90,9 @@ def vectorize(
     error: the result has `vectorized_name=None` and remarks saying why.
     """
     _check_arguments(ir, kernel, width, dim, choices, auto, passes)
-    options = PipelineOptions(passes=passes)
+    if not isinstance(verify_analyses, bool):
+        raise ValueError(f"verify_analyses must be True or False, not {verify_analyses!r}")
+    options = PipelineOptions(passes=passes, verify_analyses=verify_analyses)
     options.names()  # an unknown or misplaced pass is a ValueError before any work
     width = None if width is None else operator.index(width)
     dim = operator.index(dim)

@@ -164,6 +164,10 @@ class PassManager:
     # its verification): how the pipeline records where a kernel's shared
     # prefix left it (vectorizer/passes/prepared_cache.py).
     after_pass: Callable[[int, Pass, PassResult, Any], None] | None = None
+    # Called as `checker(pass, result, state, am)` after each pass that did
+    # not stop the pipeline: the analysis verification (`--verify-analyses`,
+    # vectorizer/verification/), which raises at the first wrong analysis.
+    checker: Callable[[Pass, PassResult, Any, AnalysisManager], None] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -188,6 +192,8 @@ class PassManager:
                     self.verifier(state)
                 except Exception as exc:  # noqa: BLE001  any verifier failure is reported against the pass
                     raise PassVerificationError(p.name, " ".join(str(exc).split())) from None
+            if self.checker is not None and not result.stop:
+                self.checker(p, result, state, am)
             if inst.wants_print(p.name) and inst.emit is not None and self.printer is not None:
                 inst.emit(p.name, self.printer(state))
             if self.after_pass is not None:
