@@ -188,6 +188,10 @@ def vectorize_kernel(
     # start from where an earlier request left them (passes/prepared_cache.py).
     # Not when the passes are observed: each must run to be printed or verified.
     cache_key = None if observed else PREPARED.key(text, request, target, names)
+    if cache_key is not None and options.verify_analyses:
+        # A verified run resumes only from snapshots of verified runs: the
+        # shared prefix it skips was checked when the snapshot was taken.
+        cache_key = (*cache_key[:-1], "verified-analyses", cache_key[-1])
     any_dim = PREPARED.any_dimension(cache_key) if cache_key is not None else None
     snapshot = PREPARED.get(cache_key) if cache_key is not None else None
     if snapshot is None and any_dim is not None:

@@ -148,11 +148,12 @@ def _guard(analysis: str, g: RefGraph, build: Any) -> Any:
 # ------------------------------------------------------------------ checks
 
 
-def check_dominators(g: RefGraph) -> Any:
-    """DominatorTree vs iterative set dataflow; returns the tree."""
+def check_dominators(g: RefGraph, dt: Any = None) -> Any:
+    """DominatorTree (`dt`, or one built now) vs iterative set dataflow; returns the tree."""
     from ..analysis.dominance import DominatorTree
 
-    dt = _guard("DominatorTree", g, lambda: DominatorTree(g.function))
+    if dt is None:
+        dt = _guard("DominatorTree", g, lambda: DominatorTree(g.function))
     dom = g.dominators()
     for v, b in enumerate(g.blocks):
         reach = g.is_reachable(v)
@@ -170,7 +171,7 @@ def check_dominators(g: RefGraph) -> Any:
     return dt
 
 
-def check_post_dominators(g: RefGraph) -> None:
+def check_post_dominators(g: RefGraph, pdt: Any = None) -> None:
     """PostDominatorTree vs set dataflow on the reversed CFG, with a virtual
     exit after every exit block and one block of every infinite loop (its
     documented conventions; which block of an infinite loop is the
@@ -178,7 +179,8 @@ def check_post_dominators(g: RefGraph) -> None:
     from ..analysis.post_dominance import VIRTUAL_EXIT, PostDominatorTree
 
     name = "PostDominatorTree"
-    pdt = _guard(name, g, lambda: PostDominatorTree(g.function))
+    if pdt is None:
+        pdt = _guard(name, g, lambda: PostDominatorTree(g.function))
     n = g.n
     exits = [v for v in range(n) if not g.succs[v]]
     got_exits = _guard(name, g, lambda: [g.index.get(id(b)) for b in pdt.exit_blocks])
@@ -317,14 +319,15 @@ def _reducible(g: RefGraph) -> bool:
     return done == bin(g.reachable).count("1")
 
 
-def check_loops(g: RefGraph, dt: Any) -> None:
+def check_loops(g: RefGraph, dt: Any, info: Any = None) -> None:
     """LoopInfo vs natural loops from back edges (members, latches, nesting,
     depth, innermost loop per block) and its irreducible regions vs the
     reachable CFG's strongly connected components with several entries."""
     from ..analysis.loops import LoopInfo
 
     name = "LoopInfo"
-    info = _guard(name, g, lambda: LoopInfo(g.function, dt))
+    if info is None:
+        info = _guard(name, g, lambda: LoopInfo(g.function, dt))
     ref = natural_loops(g)
 
     def idx(b: Any) -> int:
@@ -401,19 +404,23 @@ def check_loops(g: RefGraph, dt: Any) -> None:
                                f"multi-entry cycles (missing the region of {shown})")
 
 
-def check_block_ordering(g: RefGraph, dt: Any) -> None:
+def check_block_ordering(g: RefGraph, order_of: Any = None) -> None:
     """`dominance_compact_order` vs its documented invariants: each block
     once (reachable ones first from the entry, unreachable ones last in
     function order when asked for), natural loops contiguous header first,
-    dominance-compact within a loop (reducible CFGs), forward edges."""
+    dominance-compact within a loop (reducible CFGs), forward edges.
+    `order_of(include_unreachable)` gives the order (default: computed now)."""
     from ..analysis.block_ordering import dominance_compact_order
 
     name = "dominance_compact_order"
     reach = [v for v in range(g.n) if g.is_reachable(v)]
     unreachable = [v for v in range(g.n) if not g.is_reachable(v)]
     for include in (False, True):
-        order = _guard(name, g, lambda include=include: dominance_compact_order(
-            g.function, include_unreachable=include))
+        if order_of is None:
+            order = _guard(name, g, lambda include=include: dominance_compact_order(
+                g.function, include_unreachable=include))
+        else:
+            order = order_of(include)
         pos_list = [g.index.get(id(b)) for b in order]
         want_len = g.n if include else len(reach)
         if None in pos_list or len(set(pos_list)) != len(pos_list) or len(pos_list) != want_len:
@@ -450,18 +457,20 @@ MAX_REACHABILITY_SOURCES = 48
 """Reachability is compared pair by pair from at most this many source blocks."""
 
 
-def check_reachability(g: RefGraph) -> None:
+def check_reachability(g: RefGraph, build: Any = None) -> None:
     """Reachability (free, and with a join block blocked as BOSCC asks) vs
-    the transitive closure."""
+    the transitive closure. `build(blocked_blocks)` makes the analysis
+    (default: `Reachability(function, blocked)`)."""
     from ..analysis.reachability import Reachability
 
     name = "Reachability"
     if not g.n:
         return
     joins = [v for v in range(g.n) if len(g.preds[v]) > 1]
+    make = build or (lambda bs: Reachability(g.function, bs))
     for blocked in ([], joins[:1]):
         mask = sum(1 << v for v in blocked)
-        reach = _guard(name, g, lambda blocked=blocked: Reachability(g.function, [g.blocks[v] for v in blocked]))
+        reach = _guard(name, g, lambda blocked=blocked: make([g.blocks[v] for v in blocked]))
         closure = g.closure(mask)
         for a in range(min(g.n, MAX_REACHABILITY_SOURCES)):
             row = closure[a]
@@ -481,5 +490,5 @@ def check_cfg_analyses(function: Any) -> None:
     dt = check_dominators(g)
     check_post_dominators(g)
     check_loops(g, dt)
-    check_block_ordering(g, dt)
+    check_block_ordering(g)
     check_reachability(g)
