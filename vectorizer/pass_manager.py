@@ -86,6 +86,9 @@ class AnalysisManager:
         self._function_of = function_of
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.stats: dict[str, AnalysisStats] = {}
+        # Called as `verify(analysis, state, result)` on every result computed
+        # (`--verify-analyses`, vectorizer/verification/): raises when it is wrong.
+        self.verify: Callable[[type[Analysis], Any, Any], None] | None = None
 
     def get(self, analysis: type[Analysis], state: Any) -> Any:
         """The result of `analysis` for the state's current function."""
@@ -98,6 +101,8 @@ class AnalysisManager:
         st = self.stats.setdefault(analysis.name, AnalysisStats())
         st.computed += 1
         st.seconds += time.perf_counter() - t0
+        if self.verify is not None:
+            self.verify(analysis, state, result)
         self._cache[analysis.name] = (fn, result)
         return result
 

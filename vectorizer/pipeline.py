@@ -166,6 +166,15 @@ def _analysis_checker(request: KernelRequest) -> Callable:
             raise AnalysisVerificationError(
                 f"vectorizing '{request.kernel}' at width {request.width}: analysis verification after "
                 f"pass '{p.name}': {exc}") from None
+
+    def computed(analysis, state: KernelState, result) -> None:
+        try:
+            verifier.computed(analysis, state, result)
+        except AnalysisMismatch as exc:
+            raise AnalysisVerificationError(
+                f"vectorizing '{request.kernel}' at width {request.width}: analysis verification of "
+                f"{analysis.name} as computed: {exc}") from None
+    check.computed = computed  # type: ignore[attr-defined]
     return check
 
 
@@ -238,6 +247,8 @@ def vectorize_kernel(
         checker=checker,
     )
     am = AnalysisManager(KernelState.current_function)
+    if checker is not None:
+        am.verify = checker.computed  # type: ignore[attr-defined]
     try:
         manager.run(state, am)
     except PassVerificationError as exc:

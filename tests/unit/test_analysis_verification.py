@@ -37,6 +37,7 @@ from vectorizer.verification.postconditions import (
     check_no_dead_code,
     check_packetization_values,
     check_terminators,
+    check_uniformity,
 )
 
 # ------------------------------------------------------------ CFG analyses
@@ -242,6 +243,28 @@ def test_packetization_value_list_is_checked() -> None:
     pa.values[:] = pa.values[1:-1]
     with pytest.raises(AnalysisMismatch, match="missing from its value list"):
         check_packetization_values(fn, pa)
+
+
+def test_uniformity_is_checked() -> None:
+    fn = _kernel()
+    uniform = UniformValueAnalysis(fn, 0)
+    check_uniformity(fn, uniform, 0)
+
+    class Forgetful(UniformValueAnalysis):
+        """Forgets that `%y` (a sum of a varying load) is varying."""
+
+        def is_varying(self, value) -> bool:
+            return getattr(value, "name", None) != "y" and super().is_varying(value)
+
+    with pytest.raises(AnalysisMismatch, match="listed as varying but not marked"):
+        check_uniformity(fn, Forgetful(fn, 0), 0)
+    wrong = Forgetful(fn, 0)
+    wrong._values = [v for v in wrong._values if getattr(v, "name", None) != "y"]
+    with pytest.raises(AnalysisMismatch, match="%y is uniform, but its operand %x is varying"):
+        check_uniformity(fn, wrong, 0)
+    # The analysis for dimension 1 checked as if for dimension 0: get_global_id(0) is uniform there.
+    with pytest.raises(AnalysisMismatch, match=r"get_global_idj\(0\) is uniform"):
+        check_uniformity(fn, UniformValueAnalysis(fn, 1), 0)
 
 
 # ----------------------------------------------------------- the pipeline

@@ -6,7 +6,8 @@ edits instructions costs one walk over the blocks; the data layout once the
 module is prepared; the dead-code post-condition after `dead-code`;
 Packetization Analysis after `choose-width` (with the analyses the
 packetizer is about to use); block structure after every pass that changed
-the function.
+the function; Uniform Value Analysis whenever the AnalysisManager computes
+it (`computed`), while the IR is still the one it describes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .postconditions import (
     check_no_dead_code,
     check_packetization_values,
     check_terminators,
+    check_uniformity,
     conditional_branches,
 )
 
@@ -59,6 +61,12 @@ class AnalysisVerifier:
             check_no_dead_code(fn)
         if pass_name == "choose-width" and state.width is not None:
             self._check_packetization(state, am)
+
+    @staticmethod
+    def computed(analysis: Any, state: Any, result: Any) -> None:
+        """Check an analysis the AnalysisManager just computed (the IR is as it describes)."""
+        if analysis.name == "UniformValueAnalysis" and state.fn is not None:
+            check_uniformity(state.fn, result, state.request.dim)
 
     @staticmethod
     def _check_packetization(state: Any, am: Any) -> None:

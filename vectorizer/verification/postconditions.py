@@ -86,3 +86,40 @@ def check_conversion_reported(function: Any, before: int, stats: dict[str, int])
         raise AnalysisMismatch("control-flow-conversion statistics", function.name,
                                f"{before - after} of {before} branches were converted, "
                                "but the statistics report nothing")
+
+
+# Work-item queries that differ between lanes along the dimension they are asked for.
+_LANE_IDS = frozenset({"_Z13get_global_idj", "_Z12get_local_idj"})
+
+
+def check_uniformity(function: Any, uniform: Any, dim: int) -> None:
+    """Uniform Value Analysis, as computed: its list of varying values has
+    each once; `get_global_id(dim)`/`get_local_id(dim)` are varying; and an
+    instruction other than a call (calls may reduce a packet to one answer)
+    with a varying operand is varying."""
+    from ..ir import instructions as I
+    from ..ir import values as V
+
+    name = "UniformValueAnalysis"
+    seen: set[int] = set()
+    for v in uniform.varying_values:
+        if id(v) in seen:
+            raise AnalysisMismatch(name, function.name, f"{_label(v)} is listed twice as varying")
+        seen.add(id(v))
+        if not uniform.is_varying(v):
+            raise AnalysisMismatch(name, function.name, f"{_label(v)} is listed as varying but not marked")
+    for inst in function.instructions():
+        if isinstance(inst, I.CallInst):
+            callee = inst.called_function
+            args = inst.args
+            if (callee is not None and callee.name in _LANE_IDS and len(args) == 1
+                    and isinstance(args[0], V.ConstantInt) and args[0].unsigned == dim
+                    and not uniform.is_varying(inst)):
+                raise AnalysisMismatch(name, function.name, f"{_label(inst)} = {callee.name}({dim}) is uniform")
+            continue
+        if uniform.is_varying(inst):
+            continue
+        for op in inst.operands:
+            if isinstance(op, (I.Instruction, V.Argument)) and uniform.is_varying(op):
+                raise AnalysisMismatch(name, function.name, f"{_label(inst)} is uniform, but its operand "
+                                       f"{_label(op)} is varying")
