@@ -159,13 +159,17 @@ def _analysis_checker(request: KernelRequest) -> Callable:
 
     verifier = AnalysisVerifier()
 
+    # The report keeps the mismatch's traceback: its innermost frame is the
+    # check that failed, which the campaign's failure signature names (one
+    # signature per check, not one for every analysis).
+
     def check(p, result, state: KernelState, am: AnalysisManager) -> None:
         try:
             verifier.after_pass(p.name, result.changed, state, am)
         except AnalysisMismatch as exc:
             raise AnalysisVerificationError(
                 f"vectorizing '{request.kernel}' at width {request.width}: analysis verification after "
-                f"pass '{p.name}': {exc}") from None
+                f"pass '{p.name}': {exc}").with_traceback(exc.__traceback__) from None
 
     def computed(analysis, state: KernelState, result) -> None:
         try:
@@ -173,7 +177,7 @@ def _analysis_checker(request: KernelRequest) -> Callable:
         except AnalysisMismatch as exc:
             raise AnalysisVerificationError(
                 f"vectorizing '{request.kernel}' at width {request.width}: analysis verification of "
-                f"{analysis.name} as computed: {exc}") from None
+                f"{analysis.name} as computed: {exc}").with_traceback(exc.__traceback__) from None
     check.computed = computed  # type: ignore[attr-defined]
     return check
 
