@@ -48,12 +48,13 @@ class AnalysisVerifier:
         if changed or self._cfg is None:
             check_terminators(fn, pass_name)
         fp = _fingerprint(fn)
+        before = self._branches
         if fp != self._cfg:
             check_cfg_analyses(fn)
             self._cfg = fp
-        if pass_name == "control-flow-conversion" and self._branches is not None:
-            check_conversion_reported(fn, self._branches, state.conversion_stats)
-        self._branches = conditional_branches(fn)
+            self._branches = conditional_branches(fn)  # a function of the CFG alone
+        if pass_name == "control-flow-conversion" and before is not None:
+            check_conversion_reported(fn, before, state.conversion_stats)
         if state.layout is not None and not self._layout_checked:
             check_data_layout(state.module, fn, state.layout, state.datalayout)
             self._layout_checked = True

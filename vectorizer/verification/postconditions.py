@@ -16,14 +16,13 @@ def _label(x: Any) -> str:
 def check_terminators(function: Any, after: str) -> None:
     """Every block ends with its one terminator."""
     for block in function.blocks:
-        insts = list(block.instructions)
-        if not insts or not insts[-1].is_terminator:
+        insts = block.instructions
+        count = sum(1 for i in insts if i.is_terminator)
+        if count != 1 or not insts[-1].is_terminator:
+            detail = (f"has {count} terminators" if count > 1
+                      else "does not end with a terminator")
             raise AnalysisMismatch(f"block structure after '{after}'", function.name,
-                                   f"block {_label(block)} does not end with a terminator")
-        extra = [i for i in insts[:-1] if i.is_terminator]
-        if extra:
-            raise AnalysisMismatch(f"block structure after '{after}'", function.name,
-                                   f"block {_label(block)} has {len(extra) + 1} terminators")
+                                   f"block {_label(block)} {detail}")
 
 
 def _pure_classes() -> tuple[type, ...]:
@@ -80,7 +79,8 @@ def conditional_branches(function: Any) -> int:
 
 
 def check_conversion_reported(function: Any, before: int, stats: dict[str, int]) -> None:
-    """Control-flow conversion that removed branches says what it did."""
+    """Control-flow conversion that removed branches (`before` counted on the
+    function it was given) says what it did."""
     after = conditional_branches(function)
     if after < before and not any(stats.values()):
         raise AnalysisMismatch("control-flow-conversion statistics", function.name,
