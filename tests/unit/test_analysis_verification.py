@@ -286,3 +286,18 @@ def test_the_pipeline_reports_a_wrong_analysis_as_a_vectorizer_bug(monkeypatch) 
 def test_verify_analyses_must_be_a_bool() -> None:
     with pytest.raises(ValueError, match="verify_analyses"):
         vectorize(KERNEL, "k", verify_analyses="yes")  # type: ignore[arg-type]
+
+
+def test_the_oracle_worker_reports_a_wrong_analysis_as_a_vectorizer_error(monkeypatch) -> None:
+    """The oracle's vectorize request carries the flag; the failure signature
+    names the check that failed (one signature per check)."""
+    from fuzz.signature import signature
+    from oracle.worker import vectorize_in_worker
+
+    text = KERNEL.replace("ret void", "br label %next\nnext:\n  ret void").replace("1.0", "4.0")
+    monkeypatch.setattr(PostDominatorTree, "ipdom", lambda self, b: None)
+    assert vectorize_in_worker(text, "k", 4, 0, "")[0] == "ok"
+    status, detail = vectorize_in_worker(text.replace("4.0", "5.0"), "k", 4, 0, "", True)
+    assert status == "vectorizer-error" and "PostDominatorTree" in detail
+    sig = signature({"status": status, "detail": detail, "width": 4, "dim": 0, "choices": ""})
+    assert sig.endswith("AnalysisVerificationError at " + "vectorizer/verification/cfg.py:" + sig.rsplit(":", 1)[1])
