@@ -323,6 +323,9 @@ def _report(ns: argparse.Namespace) -> int:
             report.add(rec)
         elif rec.get("type") == "end" and isinstance(rec.get("seconds"), (int, float)):
             report.seconds = max(report.seconds, float(rec["seconds"]))
+        elif rec.get("type") == "start":
+            # The last start's spec says whether the vectorizer checked its analyses.
+            report.verify_analyses = bool((rec.get("spec") or {}).get("verify_analyses"))
     for problem in journal.problems:
         if sys.stderr is not None:
             print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)

@@ -237,3 +237,5 @@ def test_run_verifies_analyses_unless_told_not_to(tmp_path, monkeypatch, capsys)
         assert asked and all(a is want for a in asked)
         start = json.loads(journal.read_text().splitlines()[0])
         assert start["spec"]["verify_analyses"] is want
+        assert main(["report", str(journal), "--json"]) in (0, 1)
+        assert json.loads(capsys.readouterr().out)["verify_analyses"] is want
