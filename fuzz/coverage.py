@@ -39,6 +39,7 @@ from .plan import (
     If,
     Indirect,
     Insert,
+    Irreducible,
     KernelPlan,
     Let,
     Lin,
@@ -58,10 +59,12 @@ from .plan import (
     Select,
     SelectAddr,
     Shuffle,
+    Spin,
     Splat,
     Stmt,
     Store,
     Switch,
+    Trap,
     UniformStore,
     VarRef,
     VLoad,
@@ -236,6 +239,7 @@ def features(plan: KernelPlan) -> Counter[str]:
     if plan.arrays:
         out["private array"] += len(plan.arrays)
         out["private array in a struct (union)"] += sum(a.union for a in plan.arrays)
+        out["private array in a struct after mixed-alignment fields"] += sum(bool(a.header) for a in plan.arrays)
     if plan.builtins == "mux":
         out["builtin: __mux_* spelling"] += 1
     for b in plan.buffers:
@@ -337,6 +341,13 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
             out["private array: llvm.memcpy" if s.source is not None else "private array: llvm.memset"] += 1
         elif isinstance(s, Printf):
             out["printf"] += 1
+        elif isinstance(s, Trap):
+            out["trap: second exit (llvm.trap + unreachable), " + ("varying" if d.expr(s.guard) else "uniform")
+                + " guard"] += 1
+        elif isinstance(s, Spin):
+            out["endless loop (never entered), " + ("varying" if d.expr(s.guard) else "uniform") + " guard"] += 1
+        elif isinstance(s, Irreducible):
+            out["irreducible cycle (two entries), " + ("varying" if d.expr(s.cond) else "uniform") + " entry"] += 1
         elif isinstance(s, VStore):
             out["OpenCL builtin: vstore"] += 1
         elif isinstance(s, CopyOut):

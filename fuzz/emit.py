@@ -61,6 +61,7 @@ from .plan import (
     If,
     Indirect,
     Insert,
+    Irreducible,
     KernelPlan,
     Let,
     Lin,
@@ -85,10 +86,12 @@ from .plan import (
     Select,
     SelectAddr,
     Shuffle,
+    Spin,
     Splat,
     Stmt,
     Store,
     Switch,
+    Trap,
     TreeReduce,
     Ty,
     UniformStore,
@@ -314,6 +317,10 @@ class FunctionEmitter:
             if arr.union:
                 st = self.mod.module.get_struct_type(f"union.{arr.name}")
                 st.set_body((aty,))
+                aty = st
+            elif arr.header:
+                st = self.mod.module.get_struct_type(f"struct.{arr.name}")
+                st.set_body((*(ir_type(t) for t in arr.header), aty))
                 aty = st
             self.arrays[arr.id] = self.b.alloca(aty, align=self._align(arr.elem), name=arr.name)
         self.lin = self._emit_lin(plan)
@@ -614,6 +621,8 @@ class FunctionEmitter:
             self._tree_reduce(s)
         elif isinstance(s, PrefixScan):
             self._prefix_scan(s)
+        elif isinstance(s, (Trap, Spin, Irreducible)):
+            self._cfg_shape(s)
         else:  # pragma: no cover
             raise TypeError(f"unknown statement {type(s).__name__}")
 
@@ -906,6 +915,81 @@ class FunctionEmitter:
         self._merge(end_bb, incoming, keys)
 
     # ------------------------------------------------------------------
+    # Rare control-flow shapes (fuzz.cfg_shapes)
+
+    def _cfg_shape(self, s: Trap | Spin | Irreducible) -> None:
+        if isinstance(s, Trap):
+            self._trap(s)
+        elif isinstance(s, Spin):
+            self._spin(s)
+        else:
+            self._irreducible(s)
+
+    def _trap(self, s: Trap) -> None:
+        """`br guard, trap, cont`; `trap: call @llvm.trap; unreachable`."""
+        b = self.b
+        guard = self.expr(s.guard)
+        trap_bb = self.new_block("trap")
+        cont = self.new_block("trap.cont")
+        b.cond_br(guard, trap_bb, cont)
+        self.set_block(trap_bb)
+        b.call(self.mod.intrinsic("llvm.trap", T.VoidType(), []), [])
+        b.unreachable()
+        self.set_block(cont)
+
+    def _spin(self, s: Spin) -> None:
+        """`br guard, spin, cont`; `spin:` the body, then back to `spin`."""
+        b = self.b
+        guard = self.expr(s.guard)
+        head = self._cur()
+        spin = self.new_block("spin")
+        cont = self.new_block("spin.cont")
+        b.cond_br(guard, spin, cont)
+        saved = dict(self.env)
+        self.set_block(spin)
+        counter = b.phi(T.IntType(32), name=s.counter.name)
+        counter.add_incoming(self.i32(0), head)
+        self.env[s.counter.id] = counter
+        self.emit_block(s.body)
+        nxt = b.add(counter, self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+        counter.add_incoming(nxt, self._cur())
+        b.br(spin)
+        self.env = saved
+        self.set_block(cont)
+
+    def _irreducible(self, s: Irreducible) -> None:
+        """Two blocks `irr.a` and `irr.b`, each entered from the head and
+        from the other; one counter phi in each; both exit to `irr.end`."""
+        b = self.b
+        cond = self.expr(s.cond)
+        trip = b.and_(self.expr(s.trip), self.i32(7))
+        self._name(trip, f"{s.counter.name}.trip")
+        head = self._cur()
+        a_bb = self.new_block("irr.a")
+        b_bb = self.new_block("irr.b")
+        end = self.new_block("irr.end")
+        b.cond_br(cond, a_bb, b_bb)
+        saved = dict(self.env)
+        ends: list[tuple[V.Value, V.BasicBlock]] = []
+        phis = []
+        for bb, body, other in ((a_bb, s.first, b_bb), (b_bb, s.second, a_bb)):
+            self.env = dict(saved)
+            self.set_block(bb)
+            phi = b.phi(T.IntType(32), name=self._unique(s.counter.name))
+            phi.add_incoming(self.i32(0), head)
+            phis.append(phi)
+            self.env[s.counter.id] = phi
+            self.emit_block(body)
+            nxt = b.add(phi, self.i32(1), name=self._unique(f"{s.counter.name}.next"))
+            done = b.icmp("uge", nxt, trip)
+            ends.append((nxt, self._cur()))
+            b.cond_br(done, end, other)
+        phis[1].add_incoming(*ends[0])
+        phis[0].add_incoming(*ends[1])
+        self.env = saved
+        self.set_block(end)
+
+    # ------------------------------------------------------------------
     # Expressions
 
     def _name(self, v: V.Value, base: str) -> None:
@@ -930,12 +1014,27 @@ class FunctionEmitter:
         zero = V.const_int(idx.type, 0)
         alloca = self.arrays[arr.id]
         base = self.b.cast("addrspacecast", alloca, T.PointerType(4)) if generic else alloca
+        if arr.header:
+            base = self._priv_field(arr, base)
+            if view or arr.size == 1:
+                return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
+            return self.b.gep(T.ArrayType(ir_type(arr.elem), arr.size), base, [zero, idx], flags=flags)
         if view or arr.size == 1:
             return self.b.gep(ir_type(arr.elem.scalar if view else arr.elem), base, [idx], flags=flags)
         aty = T.ArrayType(ir_type(arr.elem), arr.size)
         if arr.union:
             return self.b.gep(alloca.allocated_type, base, [zero, V.const_int(T.IntType(32), 0), idx], flags=flags)
         return self.b.gep(aty, base, [zero, idx], flags=flags)
+
+    def _priv_field(self, arr: PrivArray, base: V.Value | None = None) -> V.Value:
+        """The address of a private array's storage: the alloca, or the
+        array field after a struct header (fuzz/struct_shapes.py)."""
+        alloca = self.arrays[arr.id]
+        if not arr.header:
+            return alloca
+        i32 = T.IntType(32)
+        return self.b.gep(alloca.allocated_type, alloca if base is None else base,
+                          [V.const_int(i32, 0), V.const_int(i32, len(arr.header))])
 
     def _load_ptr(self, a: Addr, buf: Buffer, acc: Access) -> V.Value:
         """The address a load of `buf` at `a` reads."""
@@ -1188,7 +1287,7 @@ class FunctionEmitter:
             src = self._element_ptr(s.buffer.elem, self.args[id(s.buffer)], first, Access())
             kind = "memmove"
         elif s.array is not None:
-            src, kind = self.arrays[s.array.id], "memcpy"
+            src, kind = self._priv_field(s.array), "memcpy"
         elif s.source is not None:
             assert s.addr is not None
             src = self._element_ptr(s.source.elem, self.args[id(s.source)], self.addr(s.addr, s.source), Access())
@@ -1206,13 +1305,13 @@ class FunctionEmitter:
     def _priv_init(self, s: PrivInit) -> None:
         b = self.b
         arr = s.array
-        dst = self.arrays[arr.id]
+        dst = self._priv_field(arr)
         nbytes = V.const_int(T.IntType(64), _alloc_size(arr.elem) * arr.size)
         false = V.const_int(T.IntType(1), 0)
         if s.other is not None:
             fn = self.mod.intrinsic("llvm.memcpy.p0.p0.i64", T.VoidType(),
                                     [dst.type, dst.type, T.IntType(64), T.IntType(1)])
-            b.call(fn, [dst, self.arrays[s.other.id], nbytes, false])
+            b.call(fn, [dst, self._priv_field(s.other), nbytes, false])
             return
         if s.source is None:
             fn = self.mod.intrinsic("llvm.memset.p0.i64", T.VoidType(),

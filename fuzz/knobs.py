@@ -43,6 +43,11 @@ class Knobs:
     multi_exit: bool = True  # several exits, breaks out of two loops, returns in loops
     switch: bool = True
     select: bool = True
+    # Chances per kernel of the rare shapes of fuzz.cfg_shapes: a guarded trap (a second exit
+    # block) and a guarded endless loop (each `cfg_shapes`), a two-entry cycle (`irreducible`:
+    # the vectorizer refuses such a kernel, so it is rarer where other things are tested).
+    cfg_shapes: float = 0.1
+    irreducible: float = 0.04
 
     # Memory.
     memory: tuple[str, ...] = (
@@ -111,10 +116,18 @@ PROFILES: dict[str, dict[str, Any]] = {
                     early_return=False, multi_exit=False, switch=False),
     # Divergent control flow.
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
-                    max_helpers=0, max_arrays=0, atomics=False),
+                    max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.35,
+                    irreducible=0.1),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
-                  max_helpers=0, loop_weight=6.0, max_block=6),
+                  max_helpers=0, loop_weight=6.0, max_block=6, cfg_shapes=0.35,
+                  irreducible=0.1),
+    # Control flow real kernels have and the structured statements do not
+    # (fuzz.cfg_shapes): guarded traps, endless loops never entered, and
+    # irreducible cycles, which make the vectorizer refuse half of these
+    # kernels (hence a profile of their own, not a high rate in `control`).
+    "irregular": dict(size=20, max_depth=4, memory=("contiguous", "gather"), vectors=False,
+                      max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.6, irreducible=0.5),
     # Vector types everywhere: shuffles, lane inserts and extracts, vector
     # compares, selects, casts and math, as OpenCL's vector types give.
     "vectors": dict(size=18, vector_types=0.3, vector_vars=0.6),

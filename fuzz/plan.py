@@ -219,6 +219,9 @@ class PrivArray:
     size: int  # a power of two
     varying: bool = False  # planner's intent: filled with work-item-dependent values
     union: bool = False
+    # Fields before the array in `%struct.privN = type {header..., [N x T]}`
+    # (fuzz/struct_shapes.py); never with `union`.
+    header: tuple[Ty, ...] = ()
 
     @property
     def name(self) -> str:
@@ -1075,6 +1078,60 @@ class PrefixScan(Stmt):
     tile: Buffer
     op: str
     barrier: Barrier
+
+
+# Control-flow shapes real kernels have and the statements above never make
+# (fuzz.cfg_shapes). Their guards are never true for the header's arguments
+# and NDRanges, so a trap or an endless loop is never reached at run time,
+# but nothing in the kernel lets a compiler prove it.
+
+
+@dataclass(eq=False)
+class Trap(Stmt):
+    """`if (guard) __builtin_trap();`: `call @llvm.trap` then `unreachable`,
+    a second exit block beside the `ret`. `guard` is never true."""
+
+    guard: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.guard,)
+
+
+@dataclass(eq=False)
+class Spin(Stmt):
+    """`if (guard) for (counter = 0;; counter++) { body }`: a loop with no
+    exit, never entered (`guard` is never true). `body`: stores only."""
+
+    guard: Expr
+    counter: Var
+    body: list[Stmt]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.guard,)
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return (self.body,)
+
+
+@dataclass(eq=False)
+class Irreducible(Stmt):
+    """A cycle of two blocks entered at either: `cond` picks the first block
+    `a` or the second `b`; `a` runs `first` and goes on to `b`, `b` runs
+    `second` and goes back to `a`, both counting one step in `counter` and
+    leaving once it reaches `trip & 7` (at least one step). Bodies: stores
+    only; the counter is the only variable they see."""
+
+    cond: Expr
+    counter: Var
+    trip: Expr
+    first: list[Stmt]
+    second: list[Stmt]
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond, self.trip)
+
+    def blocks(self) -> tuple[list[Stmt], ...]:
+        return (self.first, self.second)
 
 
 # ---------------------------------------------------------------------------

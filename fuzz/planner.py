@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .builtin_calls import BuiltinCalls
+from .cfg_shapes import add_shapes as add_cfg_shapes
 from .choice_source import Choices, ChoiceSource
 from .knobs import Knobs
 from .plan import (
@@ -103,6 +104,8 @@ from .plan import (
     walk_expr,
     walk_stmts,
 )
+from .struct_shapes import struct_header
+from .value_shapes import extended_near_limit, near_signed_limit
 
 ANY, VARYING, UNIFORM, INVARIANT = "any", "varying", "uniform", "invariant"
 
@@ -230,6 +233,7 @@ class Planner:
         if k.private_arrays:
             for _ in range(c.integer(0, k.max_arrays)):
                 body.append(self._private_array())
+        filled = len(body)  # rare shapes go after the arrays are filled
         self.budget = k.size
         wg = None
         if k.workgroup:
@@ -253,6 +257,7 @@ class Planner:
         if sg is not None and not sg.drawn:
             body.extend(sg.phase())
         body.extend(self._epilogue())
+        add_cfg_shapes(self, body, filled)
         self.scopes.pop()
         lin_form = "group" if k.work_item_builtins and c.boolean(0.3) else "global"
         builtins = "mux" if k.mux_builtins and c.boolean(0.25) else "opencl"
@@ -417,6 +422,8 @@ class Planner:
         arr = PrivArray(len(self.arrays), elem, c.choice((4, 8, 2, 16, 1)))
         # Size 1: a private scalar kept in memory (`alloca T`, accessed volatile).
         arr.union = k.access_forms and arr.size > 1 and c.boolean(0.2)
+        if not arr.union and k.access_forms and c.boolean(0.3):
+            arr.header = struct_header(c)
         init = c.weighted([(4.0, "loop"), (1.0 if k.mem_intrinsics else 0.0, "memset"),
                            (1.0 if k.mem_intrinsics and arr.elem.lanes != 3 else 0.0, "memcpy")])
         if init != "loop":
@@ -980,6 +987,8 @@ class Planner:
             (2.0 if int_scalar else 0.0, lambda: self._work_item(ty, mode)),
             (1.0 if int_scalar and kernel and mode in (ANY, VARYING) else 0.0,
              lambda: _convert(Lin(), ty)),
+            (0.5 if int_scalar and ty.bits >= 16 and mode in (ANY, VARYING) else 0.0,
+             lambda: self._near_limit(ty, mode)),
             (3.0 if loads_ok and ty != I1 else 0.0, lambda: self._load(ty, mode)),
             (1.0 if arrays else 0.0, lambda: self._priv_load(c.choice(arrays))),
             (0.7 if views else 0.0, lambda: self._priv_load(c.choice(views), view=True)),
@@ -1207,6 +1216,12 @@ class Planner:
                 return _convert(WorkItem(kind, dim_expr), ty)
         dim = c.weighted([(3.0 if d < self.dims else 0.3, d) for d in range(3)])
         return _convert(WorkItem(kind, dim), ty)
+
+    def _near_limit(self, ty: Ty, mode: str) -> Expr:
+        """A work-item id moved next to the signed limit (fuzz/value_shapes.py)."""
+        if ty == I64 and self.c.boolean(0.6):
+            return extended_near_limit(self.c, self._work_item(I32, mode))
+        return near_signed_limit(self.c, self._work_item(ty, mode), ty)
 
     def _runtime_dim(self, mode: str) -> Expr | None:
         """A dimension known only at run time, in `mode`: the kernel's

@@ -33,6 +33,7 @@ from .plan import (
     If,
     Indirect,
     Insert,
+    Irreducible,
     KernelPlan,
     Let,
     Lin,
@@ -56,10 +57,12 @@ from .plan import (
     Select,
     SelectAddr,
     Shuffle,
+    Spin,
     Splat,
     Stmt,
     Store,
     Switch,
+    Trap,
     TreeReduce,
     UniformStore,
     VarRef,
@@ -317,6 +320,23 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
         elif isinstance(s, Printf):
             args = "".join(f", {expr_c(a)}" for a in s.args)
             out.append(f"{pad}printf({s.fmt!r}{args});")
+        elif isinstance(s, Trap):
+            out.append(f"{pad}if {expr_c(s.guard)} __builtin_trap();  // never true")
+        elif isinstance(s, Spin):
+            n = s.counter.name
+            out.append(f"{pad}if {expr_c(s.guard)} for (int {n} = 0;; {n}++) {{  // never true: no exit")
+            out += stmts_c(s.body, indent + 1)
+            out.append(f"{pad}}}")
+        elif isinstance(s, Irreducible):
+            n = s.counter.name
+            out.append(f"{pad}{{ int {n} = 0, trip = {expr_c(s.trip)} & 7; if {expr_c(s.cond)} goto a; else goto b;")
+            out.append(f"{pad}  a:")
+            out += stmts_c(s.first, indent + 1)
+            out.append(f"{pad}    if (++{n} >= trip) goto out; goto b;")
+            out.append(f"{pad}  b:")
+            out += stmts_c(s.second, indent + 1)
+            out.append(f"{pad}    if (++{n} >= trip) goto out; goto a;")
+            out.append(f"{pad}  out:; }}  // a cycle with two entries (irreducible)")
         else:
             out.append(f"{pad}<{type(s).__name__}>")
     return out
@@ -354,7 +374,11 @@ def plan_c(plan: KernelPlan) -> str:
     if any(b.is_local for b in plan.buffers):
         lines.append("    long llin = get_local_linear_id();")
     for a in plan.arrays:
-        lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
+        if a.header:
+            fields = " ".join(f"{t.c} h{i};" for i, t in enumerate(a.header))
+            lines.append(f"    struct {{ {fields} {a.elem.c} a[{a.size}]; }} {a.name}_s;  /* {a.name} = {a.name}_s.a */")
+        else:
+            lines.append(f"    {a.elem.c} {a.name}[{a.size}];")
     lines += stmts_c(plan.body)
     lines.append("}")
     return "\n".join(lines) + "\n"

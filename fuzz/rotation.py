@@ -16,12 +16,12 @@ any order, and a resumed or distributed campaign covers the matrix alike):
   vectorizes each along every dimension it has).
 
 Axes the user pins on the command line (`--profile`, `--choices`,
-`--widths`) are not rotated. The cycle lengths (10, 13, 7) are pairwise
-coprime, so 910 consecutive seeds walk through every combination of
+`--widths`) are not rotated. The cycle lengths (11, 13, 7) are pairwise
+coprime, so 1,001 consecutive seeds walk through every combination of
 profile, choices and extra width (a profile or width added to a cycle must
 keep them coprime: with the tenth profile, `subgroup`, five extra widths
 would have repeated the same five (profile, width) pairs, so two widths
-joined).
+joined; the eleventh, `irregular`, keeps them coprime).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ CHOICE_SETS: tuple[str, ...] = (
 )
 PROFILE_CYCLE: tuple[str, ...] = (
     "default", "control", "loops", "memory", "calls", "uniform", "tiny", "vectors", "workgroup",
-    "subgroup",
+    "subgroup", "irregular",
 )
 BASE_WIDTHS: tuple[int, ...] = (1, 4, 8, 16)
 ODD_WIDTHS: tuple[int, ...] = (3, 5, 6, 7, 9, 10, 12)

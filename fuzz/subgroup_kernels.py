@@ -36,6 +36,8 @@ from typing import Any
 from .plan import (
     F32,
     F64,
+    I8,
+    I16,
     I32,
     I64,
     Bin,
@@ -289,6 +291,9 @@ SUB_GROUP_QUERIES = ("get_sub_group_size", "get_max_sub_group_size", "get_num_su
 _SCANS = ("reduce", "scan_inclusive", "scan_exclusive")
 BALLOT_OPS = ("sub_group_ballot_bit_count", "sub_group_ballot_inclusive_scan",
               "sub_group_ballot_exclusive_scan", "sub_group_ballot_find_lsb", "sub_group_ballot_find_msb")
+# The forms reading one bit of a ballot: the bit a (varying) index names,
+# or each member's own bit.
+BALLOT_BIT_READS = ("sub_group_ballot_bit_extract", "sub_group_inverse_ballot")
 MAX_SG_NEST = 2  # uniform loops and ifs around collectives
 
 
@@ -298,7 +303,7 @@ def is_collective_builtin(name: str) -> bool:
 
 
 def _code(ty: Ty, signed: bool) -> str:
-    return {"i32": "ij", "i64": "lm", "f32": "ff", "f64": "dd"}[ty.elem][0 if signed else 1]
+    return {"i8": "ch", "i16": "st", "i32": "ij", "i64": "lm", "f32": "ff", "f64": "dd"}[ty.elem][0 if signed else 1]
 
 
 def mangle_collective(name: str, params: list[Ty], signed: bool, mux: bool = False) -> str:
@@ -314,8 +319,9 @@ def mangle_collective(name: str, params: list[Ty], signed: bool, mux: bool = Fal
         op = m.group(2)
         op = ("f" + op) if fl else (op if op == "add" else ("s" if signed else "u") + op)
         return f"__mux_sub_group_{m.group(1)}_{op}_{ty.elem}"
-    if name in BALLOT_OPS:
-        return f"_Z{len(name)}{name}Dv4_j"
+    if name in BALLOT_OPS or name in BALLOT_BIT_READS:
+        # The ballot is a `uint4`; bit_extract's index a `uint`.
+        return f"_Z{len(name)}{name}Dv4_j" + "j" * (len(params) - 1)
     codes = [_code(params[0], signed)]
     rest = params[1:]
     if name.startswith("work_group_broadcast"):
@@ -381,11 +387,15 @@ class SubGroupPlanner:
         kind = c.weighted([
             (4.0, "scan"), (1.0, "broadcast"), (2.0, "shuffle"), (1.5, "vote"),
             (1.5 if not ty.is_float else 0.0, "ballot"), (1.0, "query"), (3.0, "non_uniform"),
+            (3.0, "ballot_bit"),
         ])
         signed = c.boolean(0.5)
         if kind == "non_uniform":
             return self._non_uniform(ty, signed)
+        if kind == "ballot_bit":
+            return self._ballot_bit()
         if kind == "scan":
+            ty = self._narrow(ty)
             name = f"sub_group_{c.choice(_SCANS)}_{c.choice(('add', 'min', 'max'))}"
             return Builtin(name, (self._value(ty),), ty, signed=signed)
         if kind == "broadcast":
@@ -410,6 +420,41 @@ class SubGroupPlanner:
             return Builtin(c.choice(BALLOT_OPS), (bal,), I32, signed=False)
         return Builtin(c.choice(SUB_GROUP_QUERIES), (), I32, signed=False)
 
+    def _narrow(self, ty: Ty) -> Ty:
+        """Sometimes `uchar`/`char`/`ushort`/`short` instead of an integer
+        `ty` (reductions and scans): random narrow values are negative as
+        signed half the time, so min and max by the mangled signedness
+        (`h`/`t` unsigned, `c`/`s` signed) differ from the other reading."""
+        if ty.is_float or not self.p.c.boolean(0.3):
+            return ty
+        return self.p.c.choice((I8, I16))
+
+    def _ballot_bit(self) -> Expr:
+        """One bit of a ballot of a varying predicate: the member's own bit
+        (`sub_group_inverse_ballot`) or the bit of a lane index, mostly
+        varying and sometimes past the sub-group, where the model reads 0
+        (`sub_group_ballot_bit_extract`). The ballot is sub-group-uniform,
+        as inverse_ballot requires; its bits differ, so reading the wrong
+        one shows."""
+        c = self.p.c
+        lid = Builtin("get_sub_group_local_id", (), I32, signed=False)
+        # A bit of a value mixed with the lane id, so the ballot's bits differ
+        # even where the value is uniform (`_pred`'s comparisons rarely do).
+        mixed = Bin(c.choice(("xor", "add")), self._value(I32), lid)
+        pred = Bin("and", mixed, Const(I32, c.choice((1, 2, 4, 8))))
+        bal = Builtin("sub_group_ballot", (pred,), Ty("i32", 4))
+        if c.boolean(0.4):
+            return Builtin("sub_group_inverse_ballot", (bal,), I32, signed=False)
+        form = c.weighted([(3.0, "near"), (2.0, "value"), (1.0, "const"), (1.0, "own")])
+        idx: Expr = lid
+        if form == "near":
+            idx = Bin(c.choice(("xor", "add", "sub")), lid, Const(I32, c.integer(1, 3)))
+        elif form == "value":
+            idx = Bin("and", self._value(I32), Const(I32, c.choice((3, 7, 15, 31))))
+        elif form == "const":
+            idx = Const(I32, c.integer(1, 5))
+        return Builtin("sub_group_ballot_bit_extract", (bal, idx), I32, signed=False)
+
     def _non_uniform(self, ty: Ty, signed: bool) -> Expr:
         """A non-uniform or clustered form (cl_khr_subgroup_non_uniform_*,
         clustered_reduce): in the sub-group-uniform control flow this planner
@@ -419,9 +464,11 @@ class SubGroupPlanner:
         form = c.weighted([(3.0, "scan"), (2.0, "clustered"), (1.0, "elect"), (1.0, "vote"),
                            (1.0, "all_equal"), (1.0, "broadcast"), (0.5, "first")])
         if form == "scan":
+            ty = self._narrow(ty)
             name = f"sub_group_non_uniform_{c.choice(_SCANS)}_{c.choice(ops)}"
             return Builtin(name, (self._value(ty),), ty, signed=signed)
         if form == "clustered":
+            ty = self._narrow(ty)
             size = Const(I32, c.choice((1, 2, 4, 8, 16)))
             return Builtin(f"sub_group_clustered_reduce_{c.choice(ops)}", (self._value(ty), size), ty, signed=signed)
         if form == "elect":
@@ -469,11 +516,14 @@ class SubGroupPlanner:
         kind = c.weighted([
             (5.0, "let"), (2.0 if top else 0.0, "work_group"),
             (1.5 if nest_ok else 0.0, "loop"), (1.5 if nest_ok else 0.0, "if"),
-            (5.0 if nest_ok else 0.0, "divergent"),
+            (5.0 if nest_ok else 0.0, "divergent"), (2.5, "ballot_bit"),
         ])
         out: list[Stmt] = []
         if kind == "divergent":
             out.append(self._divergent(depth))
+        elif kind == "ballot_bit":
+            self.drawn += 1
+            self._bind(out, self._ballot_bit())
         elif kind == "let":
             for _ in range(c.integer(1, 3)):
                 self._bind(out, self.sub_group())
@@ -483,6 +533,11 @@ class SubGroupPlanner:
             out.append(self._loop(depth))
         else:
             out.append(self._if(depth))
+        if top and kind != "ballot_bit" and c.boolean(0.3):
+            # Often one more single-bit read at the top level, where packets
+            # are fullest: a wrong bit index only shows in a full packet.
+            self.drawn += 1
+            self._bind(out, self._ballot_bit())
         return out
 
     def _uniform_i32(self) -> Expr:
