@@ -66,6 +66,11 @@ class Spec:
     timeout: float = 10.0
     rotate: bool = False  # each seed runs its own point of fuzz.rotation's matrix
     target_features: str | None = None  # None: the host's (rotated with `rotate`); "-fast-gather"...
+    # The vectorizer checks its analyses against independent references
+    # (vectorizer/verification/): a wrong analysis is a `vectorizer-error`
+    # even when the kernel it produced computes the right values.
+    # `vecz-fuzz run` turns it on unless --no-verify-analyses.
+    verify_analyses: bool = False
 
     def resolved(self, seed: int) -> Spec:
         """The spec `seed` runs with: the rotation's profile, choices and widths
@@ -203,7 +208,8 @@ def check_case(text: str, spec: Spec, configs: list[tuple[int, int, str]] | None
     if spec.mutate is None and spec.peer is None:
         if configs is None:
             return oracle.check(text, widths=spec.widths, dims=spec.dims, choices=spec.choices,
-                                timeout=spec.timeout, target_features=spec.target_features or None).results
+                                timeout=spec.timeout, target_features=spec.target_features or None,
+                                verify_analyses=spec.verify_analyses).results
         results = []
         # Group by choices/dim so one check compiles one module for all widths.
         groups: dict[tuple[int, str], list[int]] = {}
@@ -211,7 +217,8 @@ def check_case(text: str, spec: Spec, configs: list[tuple[int, int, str]] | None
             groups.setdefault((d, c), []).append(w)
         for (d, c), ws in groups.items():
             results += oracle.check(text, widths=ws, dims=[d], choices=[c], timeout=spec.timeout,
-                                    target_features=spec.target_features or None).results
+                                    target_features=spec.target_features or None,
+                                    verify_analyses=spec.verify_analyses).results
         return results
     case = oracle.parse_case(text)
     results = []
@@ -242,7 +249,7 @@ def _check_one_external(case: Any, w: int, d: int, c: str, spec: Spec) -> list[A
         if status != "ok":
             return _rows(case, w, d, c, status, detail)
     else:
-        status, detail, ir, name = vectorize_here(case, w, d, c)
+        status, detail, ir, name = vectorize_here(case, w, d, c, verify_analyses=spec.verify_analyses)
         if status != "ok":
             return _rows(case, w, d, c, status, detail)
         from .mutation import apply
@@ -258,12 +265,13 @@ def _check_one_external(case: Any, w: int, d: int, c: str, spec: Spec) -> list[A
                         timeout=spec.timeout).results
 
 
-def vectorize_here(case: Any, w: int, d: int, c: str) -> tuple[str, str, str, str]:
+def vectorize_here(case: Any, w: int, d: int, c: str,
+                   verify_analyses: bool = False) -> tuple[str, str, str, str]:
     """Vectorize in this process: (status, detail, module text, function name)."""
     from vectorizer import vectorize
 
     try:
-        r = vectorize(case.ir, kernel=case.kernel, width=w, dim=d, choices=c)
+        r = vectorize(case.ir, kernel=case.kernel, width=w, dim=d, choices=c, verify_analyses=verify_analyses)
     except ValueError as exc:
         return ("unsupported-input", str(exc), "", "")
     except Exception as exc:
@@ -356,6 +364,7 @@ class CampaignReport:
     generator_ub: dict[str, dict[str, Any]] = field(default_factory=dict)
     generator_ub_seeds: set[int] = field(default_factory=set)
     interrupted: bool = False
+    verify_analyses: bool = False  # the spec's: the vectorizer checked its analyses
     coverage: dict[str, Counter[str]] = field(default_factory=lambda: {
         "profile": Counter(), "choices": Counter(), "width": Counter(), "dim": Counter(),
         "target": Counter()})
@@ -398,7 +407,7 @@ class CampaignReport:
                 "generator_ub": {"kernels": len(self.generator_ub_seeds),
                                  "seeds": sorted(self.generator_ub_seeds),
                                  "failures": list(self.generator_ub.values())},
-                "interrupted": self.interrupted,
+                "interrupted": self.interrupted, "verify_analyses": self.verify_analyses,
                 "coverage": {k: dict(sorted(v.items())) for k, v in self.coverage.items()}}
 
     def coverage_lines(self) -> list[str]:
@@ -433,6 +442,8 @@ class CampaignReport:
             lines += ["", "no failures"]
         if self.generator_ub_seeds:
             lines += ["", self.generator_ub_line()]
+        lines += ["", "analysis verification: " + ("on (the vectorizer checked its analyses)"
+                                                   if self.verify_analyses else "off")]
         lines += self.coverage_lines()
         return "\n".join(lines)
 
@@ -508,7 +519,7 @@ class Campaign:
         self.progress = progress
         self.on_record = on_record  # called after each journaled record (tests inject interrupts here)
         self.warn = warn or _warn
-        self.report = CampaignReport()
+        self.report = CampaignReport(verify_analyses=spec.verify_analyses)
 
     def _seeds(self, done: set[int]) -> Iterator[int]:
         s = self.seed

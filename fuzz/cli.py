@@ -229,6 +229,9 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-rotate", action="store_true",
                    help="run every seed with the case's own configuration and --profile (default: "
                         "rotate profiles, choices and an extra width across seeds; see fuzz.rotation)")
+    p.add_argument("--no-verify-analyses", action="store_true",
+                   help="do not have the vectorizer check its analyses against independent references "
+                        "(default: checked, a wrong analysis is a vectorizer-error)")
     _add_knob_options(p)
 
 
@@ -243,7 +246,7 @@ def _run(ns: argparse.Namespace) -> int:
     spec = Spec(profile=ns.profile if rotate else (ns.profile or "default"), knobs=dict(ns.knob or []),
                 widths=ns.widths, dims=ns.dims, choices=ns.choices, source=ns.source, peer=ns.peer,
                 peer_mux=ns.peer_mux, mutate=ns.mutate, timeout=ns.timeout, rotate=rotate,
-                target_features=ns.target_features)
+                target_features=ns.target_features, verify_analyses=not ns.no_verify_analyses)
     if ns.corpus:
         try:  # now, not after the campaign, when its failures are to be filed
             os.makedirs(ns.corpus, exist_ok=True)
@@ -323,6 +326,9 @@ def _report(ns: argparse.Namespace) -> int:
             report.add(rec)
         elif rec.get("type") == "end" and isinstance(rec.get("seconds"), (int, float)):
             report.seconds = max(report.seconds, float(rec["seconds"]))
+        elif rec.get("type") == "start":
+            # The last start's spec says whether the vectorizer checked its analyses.
+            report.verify_analyses = bool((rec.get("spec") or {}).get("verify_analyses"))
     for problem in journal.problems:
         if sys.stderr is not None:
             print(f"vecz-fuzz: warning: {problem}", file=sys.stderr)
@@ -438,6 +444,8 @@ def _throughput_args(p: argparse.ArgumentParser) -> None:
                    help="generator profile (default: default)")
     p.add_argument("--rotate", action="store_true",
                    help="rotate profiles, choices and widths as `vecz-fuzz run` does")
+    p.add_argument("--no-verify-analyses", action="store_true",
+                   help="the vectorizer does not check its analyses (default: checked, as `vecz-fuzz run`)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -447,7 +455,8 @@ def _throughput(ns: argparse.Namespace) -> int:
 
     if ns.count < 1:
         raise UsageError("--count must be at least 1")
-    spec = Spec(profile=None if ns.rotate else ns.profile, rotate=ns.rotate)
+    spec = Spec(profile=None if ns.rotate else ns.profile, rotate=ns.rotate,
+                verify_analyses=not ns.no_verify_analyses)
     res = measure(spec, ns.seed, ns.count, ns.jobs or os.cpu_count() or 1)
     print(json.dumps(res.to_json()) if ns.json else res.line())
     return 0

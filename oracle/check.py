@@ -160,6 +160,7 @@ def check(
     seed: int | None = None,
     opt: int = 0,
     target_features: str | None = None,
+    verify_analyses: bool = False,
 ) -> CheckReport:
     """Check `kernel` of a case (or plain IR) at every configuration.
 
@@ -169,8 +170,9 @@ def check(
     output, or a hand-written one): then the vectorizer is not called.
     `timeout` bounds each run (seconds). `target_features` vectorizes for
     the host adjusted by an LLVM-style feature list (`-fast-gather`: a target
-    without fast gathers; the code still runs on the host). Raises
-    `CaseError` for bad input."""
+    without fast gathers; the code still runs on the host). `verify_analyses`
+    has the vectorizer check its analyses against independent references (a
+    wrong one is a `vectorizer-error`). Raises `CaseError` for bad input."""
     from .infer import infer_case, validate_case
 
     case = _as_case(ir_text_or_case)
@@ -211,7 +213,8 @@ def check(
     wk = pool.acquire()
     try:
         _check_in(wk, report, case, kernel, configs, nds, args, seed, vectorized, timeout, opt,
-                  size_buffers=case.inferred_args, target_features=target_features)
+                  size_buffers=case.inferred_args, target_features=target_features,
+                  verify_analyses=verify_analyses)
     finally:
         pool.release(wk)
     return report
@@ -220,7 +223,7 @@ def check(
 def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, configs: list,
               nds: list[NDRange], args: tuple, seed: int, vectorized: str | None,
               timeout: float, opt: int, scalar_only: bool = False, size_buffers: bool = False,
-              target_features: str | None = None) -> None:
+              target_features: str | None = None, verify_analyses: bool = False) -> None:
     text = case.ir
     sess = _Session(wk, kernel, text, timeout, opt)
     pre: dict[tuple, tuple[str, str]] = {}  # config -> (status, detail) decided before running
@@ -232,7 +235,7 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vkeys[cfg] = "v0"
             variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
             continue
-        msg = ("vectorize", text, kernel, w_, d, c) + ((target_features,) if target_features else ())
+        msg = ("vectorize", text, kernel, w_, d, c, verify_analyses) + ((target_features,) if target_features else ())
         res = _vectorize(wk, msg, max(60.0, timeout * 6), report)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")

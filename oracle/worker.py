@@ -155,15 +155,17 @@ def scalar_bytes(a: ArgSpec) -> bytes:
 
 
 def vectorize_in_worker(text: str, kernel: str, width: int, dim: int, choices: str,
-                        target_features: str | None = None) -> tuple:
-    """Call the vectorizer (for the host adjusted by `target_features`, if
-    given); classify the outcome as the oracle reports it."""
+                        verify_analyses: bool = False, target_features: str | None = None) -> tuple:
+    """Call the vectorizer (checking its analyses with `verify_analyses`, for
+    the host adjusted by `target_features` if given); classify the outcome
+    as the oracle reports it."""
     try:
         from vectorizer import IRError, vectorize
     except Exception as exc:  # the vectorizer package itself is broken
         return ("vectorizer-error", f"import failed: {type(exc).__name__}: {exc}")
     try:
-        r = vectorize(text, kernel=kernel, width=width, dim=dim, choices=choices, target_features=target_features)
+        r = vectorize(text, kernel=kernel, width=width, dim=dim, choices=choices,
+                      verify_analyses=verify_analyses, target_features=target_features)
     except IRError as exc:
         # The oracle already parsed the input with LLVM, so this is the
         # vectorizer's own reader failing on valid IR.

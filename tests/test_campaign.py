@@ -210,3 +210,32 @@ def test_campaign_reports_generator_ub_on_its_own_line(monkeypatch, tmp_path, ca
     assert main(["report", str(journal)]) == 0
     out = capsys.readouterr().out
     assert line in out and "no failures" in out
+
+
+def test_run_verifies_analyses_unless_told_not_to(tmp_path, monkeypatch, capsys) -> None:
+    """`vecz-fuzz run` has the vectorizer check its analyses (the oracle is
+    asked for it), records it in the journal's spec and the report, and
+    `--no-verify-analyses` turns it off."""
+    import oracle
+
+    asked: list[bool] = []
+    real = oracle.check
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("verify_analyses", False))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(oracle, "check", spy)
+    for flag, want in (([], True), (["--no-verify-analyses"], False)):
+        asked.clear()
+        journal = tmp_path / f"j{want}.jsonl"
+        argv = ["run", "--seed", "3", "--count", "1", "--jobs", "1", "--no-progress", "--json",
+                "--no-rotate", "--profile", "tiny", "--widths", "4", "--journal", str(journal), *flag]
+        assert main(argv) in (0, 1)
+        out = json.loads(capsys.readouterr().out)
+        assert out["verify_analyses"] is want
+        assert asked and all(a is want for a in asked)
+        start = json.loads(journal.read_text().splitlines()[0])
+        assert start["spec"]["verify_analyses"] is want
+        assert main(["report", str(journal), "--json"]) in (0, 1)
+        assert json.loads(capsys.readouterr().out)["verify_analyses"] is want

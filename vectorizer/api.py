@@ -70,6 +70,7 @@ def vectorize(
     auto: bool = False,
     passes: str | list[str] | None = None,
     target_features: str | None = None,
+    verify_analyses: bool = False,
 ) -> VectorizeResult:
     """Add to `ir` a version of `kernel` computing `width` consecutive work-items
     along dimension `dim` in SIMD lanes.
@@ -81,6 +82,10 @@ def vectorize(
     ones must stay, in order). `target_features` adjusts the host target by
     an LLVM-style feature list, as veczc's `-vecz-target-features` does
     (`-fast-gather`: vectorize for a target without fast gathers).
+    `verify_analyses=True` checks the
+    vectorizer's analyses against independent reference computations after
+    every pass (a debug mode, as LLVM's `-verify-dom-info`): a wrong one
+    raises `VectorizerBug` naming it.
 
     Raises `vectorizer.IRError` for malformed IR (with LLVM's line:column),
     `ValueError` for bad arguments: an argument of the wrong type (`width`
@@ -95,7 +100,9 @@ def vectorize(
         if not isinstance(target_features, str):
             raise ValueError(f"target_features must be a ','-separated string, not {type(target_features).__name__}")
         target = with_features(host_target(), target_features)
-    options = PipelineOptions(passes=passes)
+    if not isinstance(verify_analyses, bool):
+        raise ValueError(f"verify_analyses must be True or False, not {verify_analyses!r}")
+    options = PipelineOptions(passes=passes, verify_analyses=verify_analyses)
     options.names()  # an unknown or misplaced pass is a ValueError before any work
     width = None if width is None else operator.index(width)
     dim = operator.index(dim)

@@ -4,7 +4,7 @@ where that makes sense.
     veczc [-k NAME[:SPEC,...]]... [-w W] [-d D] [-S] [-o OUT] [--vecz-choices=C]
           [-vecz-passes=P,...] [--print-pipeline] [--print-after=PASS]
           [--print-after-all] [--print-dir DIR] [--time-passes] [--verify-each]
-          [--remarks] [--stats] [INPUT]
+          [--verify-analyses] [--remarks] [--stats] [INPUT]
 
 SPEC is Vecz's kernel specification: `<vf>[.<dim>][@<simd>][s][a]`, where
 <vf> is a width or `a` (automatic), <dim> is 1, 2 or 3 (x, y, z) and
@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print seconds per pass and per analysis, and how often each analysis was computed")
     p.add_argument("--verify-each", "-verify-each", dest="verify_each", action="store_true",
                    help="run LLVM's verifier after every pass; a failure names the pass")
+    p.add_argument("--verify-analyses", "-verify-analyses", dest="verify_analyses", action="store_true",
+                   help="check the analyses against independent reference computations after every pass "
+                        "(a debug mode); a difference is an internal error naming the analysis")
     p.add_argument("--remarks", action="store_true", help="print remarks on standard error")
     p.add_argument("--stats", action="store_true", help="print statistics (JSON) on standard error")
     return p
@@ -183,7 +186,7 @@ def _pipeline_options(args) -> PipelineOptions:
                 raise UsageError(f"--print-after: unknown pass {name!r} (veczc --print-pipeline lists them)")
             after.add(name)
     options = PipelineOptions(passes=names, print_after=frozenset(after), print_after_all=args.print_after_all,
-                              verify_each=args.verify_each)
+                              verify_each=args.verify_each, verify_analyses=args.verify_analyses)
     if after or args.print_after_all:
         options.emit = _dump_to_dir(args.print_dir) if args.print_dir else _dump_to_stderr
     elif args.print_dir:

@@ -86,6 +86,9 @@ class AnalysisManager:
         self._function_of = function_of
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.stats: dict[str, AnalysisStats] = {}
+        # Called as `verify(analysis, state, result)` on every result computed
+        # (`--verify-analyses`, vectorizer/verification/): raises when it is wrong.
+        self.verify: Callable[[type[Analysis], Any, Any], None] | None = None
 
     def get(self, analysis: type[Analysis], state: Any) -> Any:
         """The result of `analysis` for the state's current function."""
@@ -98,6 +101,8 @@ class AnalysisManager:
         st = self.stats.setdefault(analysis.name, AnalysisStats())
         st.computed += 1
         st.seconds += time.perf_counter() - t0
+        if self.verify is not None:
+            self.verify(analysis, state, result)
         self._cache[analysis.name] = (fn, result)
         return result
 
@@ -164,6 +169,10 @@ class PassManager:
     # its verification): how the pipeline records where a kernel's shared
     # prefix left it (vectorizer/passes/prepared_cache.py).
     after_pass: Callable[[int, Pass, PassResult, Any], None] | None = None
+    # Called as `checker(pass, result, state, am)` after each pass that did
+    # not stop the pipeline: the analysis verification (`--verify-analyses`,
+    # vectorizer/verification/), which raises at the first wrong analysis.
+    checker: Callable[[Pass, PassResult, Any, AnalysisManager], None] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -188,6 +197,8 @@ class PassManager:
                     self.verifier(state)
                 except Exception as exc:  # noqa: BLE001  any verifier failure is reported against the pass
                     raise PassVerificationError(p.name, " ".join(str(exc).split())) from None
+            if self.checker is not None and not result.stop:
+                self.checker(p, result, state, am)
             if inst.wants_print(p.name) and inst.emit is not None and self.printer is not None:
                 inst.emit(p.name, self.printer(state))
             if self.after_pass is not None:

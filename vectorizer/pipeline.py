@@ -56,6 +56,7 @@ __all__ = [
     "KernelOutcome",
     "KernelRequest",
     "PipelineOptions",
+    "AnalysisVerificationError",
     "VectorizerBug",
     "automatic_width",
     "vectorize_kernel",
@@ -69,6 +70,12 @@ MAX_WIDTH = 64
 class VectorizerBug(RuntimeError):
     """The vectorizer produced IR that LLVM rejects: always a defect of ours.
     The message names the pass after which the IR was found invalid."""
+
+
+class AnalysisVerificationError(VectorizerBug):
+    """`verify_analyses` found an analysis (or a transform's post-condition)
+    wrong: the message names the analysis, the function, the pass after
+    which it was checked and the first difference."""
 
 
 @dataclass
@@ -102,7 +109,10 @@ class PipelineOptions:
     the IR printed after the passes `print_after` names (every pass with
     `print_after_all`); `verify_each` runs LLVM's verifier after every pass.
     The run's pass timings and analysis counts accumulate in `timings` and
-    `analyses` (`--time-passes` prints them)."""
+    `analyses` (`--time-passes` prints them). `verify_analyses` checks the
+    analyses against independent references after every pass
+    (vectorizer/verification/) and raises `AnalysisVerificationError` at the
+    first difference."""
 
     passes: str | list[str] | tuple[str, ...] | None = None
     print_after: frozenset[str] = frozenset()
@@ -111,6 +121,7 @@ class PipelineOptions:
     emit: Callable[[str, str, str], None] | None = None
     timings: dict[str, PassTiming] = field(default_factory=dict)
     analyses: dict[str, AnalysisStats] = field(default_factory=dict)
+    verify_analyses: bool = False
 
     def names(self) -> tuple[str, ...]:
         """The checked pass names (raises `PipelineError`, a ValueError)."""
@@ -141,6 +152,36 @@ def _find_breaking_pass(text: str, request: KernelRequest, target: TargetInfo, n
     # (the rerun did not reproduce it, or found it only at the crossing: keep the first report)
 
 
+def _analysis_checker(request: KernelRequest) -> Callable:
+    """The pass manager's `checker` for `verify_analyses`: one verifier per
+    request, its mismatches reported as `AnalysisVerificationError`."""
+    from .verification import AnalysisMismatch, AnalysisVerifier
+
+    verifier = AnalysisVerifier()
+
+    # The report keeps the mismatch's traceback: its innermost frame is the
+    # check that failed, which the campaign's failure signature names (one
+    # signature per check, not one for every analysis).
+
+    def check(p, result, state: KernelState, am: AnalysisManager) -> None:
+        try:
+            verifier.after_pass(p.name, result.changed, state, am)
+        except AnalysisMismatch as exc:
+            raise AnalysisVerificationError(
+                f"vectorizing '{request.kernel}' at width {request.width}: analysis verification after "
+                f"pass '{p.name}': {exc}").with_traceback(exc.__traceback__) from None
+
+    def computed(analysis, state: KernelState, result) -> None:
+        try:
+            verifier.computed(analysis, state, result)
+        except AnalysisMismatch as exc:
+            raise AnalysisVerificationError(
+                f"vectorizing '{request.kernel}' at width {request.width}: analysis verification of "
+                f"{analysis.name} as computed: {exc}").with_traceback(exc.__traceback__) from None
+    check.computed = computed  # type: ignore[attr-defined]
+    return check
+
+
 def vectorize_kernel(
     text: str, request: KernelRequest, target: TargetInfo | None = None, options: PipelineOptions | None = None
 ) -> tuple[str, KernelOutcome]:
@@ -160,6 +201,10 @@ def vectorize_kernel(
     # start from where an earlier request left them (passes/prepared_cache.py).
     # Not when the passes are observed: each must run to be printed or verified.
     cache_key = None if observed else PREPARED.key(text, request, target, names)
+    if cache_key is not None and options.verify_analyses:
+        # A verified run resumes only from snapshots of verified runs: the
+        # shared prefix it skips was checked when the snapshot was taken.
+        cache_key = (*cache_key[:-1], "verified-analyses", cache_key[-1])
     any_dim = PREPARED.any_dimension(cache_key) if cache_key is not None else None
     snapshot = PREPARED.get(cache_key) if cache_key is not None else None
     if snapshot is None and any_dim is not None:
@@ -195,6 +240,7 @@ def vectorize_kernel(
             PREPARED.put(cache_key, snap)
             if any_dim is not None and index <= prepare_at:
                 PREPARED.put(any_dim, snap)
+    checker = _analysis_checker(request) if options.verify_analyses else None
     manager = PassManager(
         build_passes(names[first:]),
         printer=_function_text,
@@ -202,14 +248,17 @@ def vectorize_kernel(
         instrumentation=Instrumentation(
             frozenset(options.print_after), options.print_after_all, options.verify_each, emit),
         after_pass=after_pass,
+        checker=checker,
     )
     am = AnalysisManager(KernelState.current_function)
+    if checker is not None:
+        am.verify = checker.computed  # type: ignore[attr-defined]
     try:
         manager.run(state, am)
     except PassVerificationError as exc:
         raise VectorizerBug(f"vectorizing '{request.kernel}' at width {request.width}: {exc}") from None
-    except VectorizerBug:
-        if options.verify_each:
+    except VectorizerBug as exc:
+        if options.verify_each or isinstance(exc, AnalysisVerificationError):
             raise
         # LLVM rejected our IR where it crossed over: run again verifying
         # after every pass, so the report names the pass that broke it (the

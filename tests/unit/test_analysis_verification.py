@@ -1,0 +1,303 @@
+"""Analysis verification (`verify_analyses`, vectorizer/verification/): each
+checker accepts the analyses as computed and rejects a deliberately wrong
+result built here directly; the pipeline reports a mismatch as a
+VectorizerBug naming the analysis."""
+
+from __future__ import annotations
+
+import pytest
+from cfg_fixtures import FIXTURES, fixture, random_cfgs
+from hypothesis import given, settings
+
+from vectorizer import llvm_bridge, vectorize
+from vectorizer.analysis.block_ordering import dominance_compact_order
+from vectorizer.analysis.data_layout import DataLayout
+from vectorizer.analysis.dominance import DominatorTree
+from vectorizer.analysis.instantiation import InstantiationAnalysis
+from vectorizer.analysis.loops import LoopInfo
+from vectorizer.analysis.packetization import PacketizationAnalysis
+from vectorizer.analysis.post_dominance import VIRTUAL_EXIT, PostDominatorTree
+from vectorizer.analysis.reachability import Reachability
+from vectorizer.analysis.stride import StrideAnalysis
+from vectorizer.analysis.uniformity import UniformValueAnalysis
+from vectorizer.ir import parse_module
+from vectorizer.pipeline import AnalysisVerificationError, VectorizerBug
+from vectorizer.verification import AnalysisMismatch
+from vectorizer.verification.cfg import (
+    RefGraph,
+    check_block_ordering,
+    check_cfg_analyses,
+    check_dominators,
+    check_loops,
+    check_post_dominators,
+    check_reachability,
+)
+from vectorizer.verification.layout import check_data_layout
+from vectorizer.verification.postconditions import (
+    check_no_dead_code,
+    check_packetization_values,
+    check_terminators,
+    check_uniformity,
+)
+
+# ------------------------------------------------------------ CFG analyses
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_cfg_checkers_accept_the_analyses_on_every_fixture(name: str) -> None:
+    check_cfg_analyses(fixture(name))
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_cfgs())
+def test_cfg_checkers_accept_the_analyses_on_random_cfgs(fn) -> None:
+    check_cfg_analyses(fn)
+
+
+def test_a_wrong_immediate_dominator_is_reported() -> None:
+    fn = fixture("diamond")
+    dt = DominatorTree(fn)
+    dt.idom = lambda b: fn["a"] if b is fn["m"] else DominatorTree.idom(dt, b)  # m's idom is entry
+    with pytest.raises(AnalysisMismatch, match=r"DominatorTree.*idom\(%m\) is %a, expected %entry"):
+        check_dominators(RefGraph(fn), dt)
+
+
+def test_a_wrong_immediate_post_dominator_is_reported() -> None:
+    fn = fixture("multiple_returns")
+    pdt = PostDominatorTree(fn)
+    assert pdt.has_virtual_exit
+    check_post_dominators(RefGraph(fn), pdt)
+    pdt.ipdom = lambda b: None  # every block a root
+    with pytest.raises(AnalysisMismatch, match=r"PostDominatorTree.*ipdom\(%entry\) is None"):
+        check_post_dominators(RefGraph(fn), pdt)
+
+
+def test_a_missing_virtual_exit_is_reported() -> None:
+    fn = fixture("infinite_loop_and_return")
+    pdt = PostDominatorTree(fn)
+    assert pdt.ipdom(VIRTUAL_EXIT) is None
+    check_post_dominators(RefGraph(fn), pdt)
+
+    class NoVirtualExit(PostDominatorTree):
+        @property
+        def has_virtual_exit(self) -> bool:
+            return False
+
+    with pytest.raises(AnalysisMismatch, match="has_virtual_exit is False, expected True"):
+        check_post_dominators(RefGraph(fn), NoVirtualExit(fn))
+
+
+def test_a_post_dominator_tree_that_crashes_is_reported() -> None:
+    fn = fixture("multiple_returns")
+    pdt = PostDominatorTree(fn)
+
+    def broken(block):
+        raise IndexError("list index out of range")
+
+    pdt.ipdom = broken
+    with pytest.raises(AnalysisMismatch, match="raised IndexError"):
+        check_post_dominators(RefGraph(fn), pdt)
+
+
+def test_a_wrong_loop_depth_is_reported() -> None:
+    fn = fixture("nested_loops")
+    info = LoopInfo(fn)
+    inner = [lp for lp in info.loops if lp.parent is not None][0]
+    check_loops(RefGraph(fn), info.domtree, info)
+    inner.depth += 1
+    with pytest.raises(AnalysisMismatch, match=r"LoopInfo.*depth 3, expected 2"):
+        check_loops(RefGraph(fn), info.domtree, info)
+
+
+def test_missing_irreducible_regions_are_reported() -> None:
+    fn = fixture("irreducible")
+    info = LoopInfo(fn)
+    check_loops(RefGraph(fn), info.domtree, info)
+    info.irreducible_regions = []
+    with pytest.raises(AnalysisMismatch, match="is_reducible is True, expected False"):
+        check_loops(RefGraph(fn), info.domtree, info)
+
+
+def test_an_order_without_the_unreachable_blocks_is_reported() -> None:
+    fn = fixture("unreachable_blocks")
+    check_block_ordering(RefGraph(fn), lambda inc: dominance_compact_order(fn, include_unreachable=inc))
+    with pytest.raises(AnalysisMismatch, match="include_unreachable=True"):
+        check_block_ordering(RefGraph(fn), lambda inc: dominance_compact_order(fn))
+
+
+def test_an_order_splitting_a_loop_is_reported() -> None:
+    fn = fixture("nested_loops")
+    good = dominance_compact_order(fn)
+    bad = [good[0], *reversed(good[1:])]
+    with pytest.raises(AnalysisMismatch, match="dominance_compact_order"):
+        check_block_ordering(RefGraph(fn), lambda inc: bad)
+
+
+def test_wrong_reachability_is_reported() -> None:
+    fn = fixture("diamond")
+    check_reachability(RefGraph(fn))
+
+    class SelfReaching(Reachability):
+        def reaches(self, a, b) -> bool:
+            return a is b or super().reaches(a, b)
+
+    with pytest.raises(AnalysisMismatch, match=r"reaches\(%entry, %entry\) is True, expected False"):
+        check_reachability(RefGraph(fn), lambda blocked: SelfReaching(fn, blocked))
+
+
+# ----------------------------------------------------------- data layout
+
+STRUCTS = """
+target datalayout = "e-m:e-i64:64-f80:128-n8:16:32:64-S128"
+%struct.S = type { i8, i32, <3 x float>, %struct.T, double }
+%struct.T = type <{ i8, double }>
+define void @k(ptr %p) {
+entry:
+  %a = alloca [2 x { i16, i64 }], align 8
+  ret void
+}
+"""
+
+
+def _layout_module():
+    module = parse_module(llvm_bridge.canonicalize(STRUCTS))
+    return module, module.get_function("k")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_layout_memory(monkeypatch) -> None:
+    """The checker remembers the types it checked, per process: start empty."""
+    from vectorizer.verification import layout
+
+    monkeypatch.setattr(layout, "_CHECKED", set())
+
+
+def test_data_layout_agrees_with_llvm() -> None:
+    module, fn = _layout_module()
+    check_data_layout(module, fn, DataLayout.parse(module.datalayout), module.datalayout)
+
+
+def test_a_wrong_field_offset_is_reported() -> None:
+    module, fn = _layout_module()
+
+    class PackedByMistake(DataLayout):
+        def field_offset(self, ty, index):
+            return 0 if index == 1 else super().field_offset(ty, index)
+
+    layout = PackedByMistake.parse(module.datalayout)
+    with pytest.raises(AnalysisMismatch, match=r"DataLayout.*field 1 at offset 0, LLVM says"):
+        check_data_layout(module, fn, layout, module.datalayout)
+
+
+# ------------------------------------------------------- post-conditions
+
+KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+define void @k(ptr %in, ptr %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %pin = getelementptr float, ptr %in, i64 %gid
+  %x = load float, ptr %pin, align 4
+  %y = fadd float %x, 1.0
+  %dead = fmul float %x, 2.0
+  %pout = getelementptr float, ptr %out, i64 %gid
+  store float %y, ptr %pout, align 4
+  ret void
+}
+"""
+
+
+def _kernel():
+    module = parse_module(llvm_bridge.canonicalize(KERNEL))
+    return module.get_function("k")
+
+
+def test_dead_code_left_behind_is_reported() -> None:
+    fn = _kernel()
+    with pytest.raises(AnalysisMismatch, match=r"dead-code post-condition.*%dead"):
+        check_no_dead_code(fn)
+    next(i for i in fn.instructions() if i.name == "dead").erase_from_parent()
+    check_no_dead_code(fn)
+
+
+def test_a_block_with_two_terminators_is_reported() -> None:
+    fn = _kernel()
+    check_terminators(fn, "test")
+    block = fn.blocks[0]
+    ret = block.instructions[-1]
+    block.instructions.insert(0, ret)  # the list itself: a second terminator, as a broken pass would leave
+    with pytest.raises(AnalysisMismatch, match="has 2 terminators"):
+        check_terminators(fn, "test")
+
+
+def test_packetization_value_list_is_checked() -> None:
+    fn = _kernel()
+    uniform = UniformValueAnalysis(fn, 0)
+    pa = PacketizationAnalysis(fn, uniform, StrideAnalysis(uniform, DataLayout.parse(None)),
+                               InstantiationAnalysis(0))
+    assert pa.values
+    check_packetization_values(fn, pa)
+    pa.values.append(pa.values[0])
+    with pytest.raises(AnalysisMismatch, match="listed twice"):
+        check_packetization_values(fn, pa)
+    pa.values[:] = pa.values[1:-1]
+    with pytest.raises(AnalysisMismatch, match="missing from its value list"):
+        check_packetization_values(fn, pa)
+
+
+def test_uniformity_is_checked() -> None:
+    fn = _kernel()
+    uniform = UniformValueAnalysis(fn, 0)
+    check_uniformity(fn, uniform, 0)
+
+    class Forgetful(UniformValueAnalysis):
+        """Forgets that `%y` (a sum of a varying load) is varying."""
+
+        def is_varying(self, value) -> bool:
+            return getattr(value, "name", None) != "y" and super().is_varying(value)
+
+    with pytest.raises(AnalysisMismatch, match="listed as varying but not marked"):
+        check_uniformity(fn, Forgetful(fn, 0), 0)
+    wrong = Forgetful(fn, 0)
+    wrong._values = [v for v in wrong._values if getattr(v, "name", None) != "y"]
+    with pytest.raises(AnalysisMismatch, match="%y is uniform, but its operand %x is varying"):
+        check_uniformity(fn, wrong, 0)
+    # The analysis for dimension 1 checked as if for dimension 0: get_global_id(0) is uniform there.
+    with pytest.raises(AnalysisMismatch, match=r"get_global_idj\(0\) is uniform"):
+        check_uniformity(fn, UniformValueAnalysis(fn, 1), 0)
+
+
+# ----------------------------------------------------------- the pipeline
+
+
+def test_the_pipeline_reports_a_wrong_analysis_as_a_vectorizer_bug(monkeypatch) -> None:
+    text = KERNEL.replace("ret void", "br label %next\nnext:\n  ret void")
+    # Each call a text of its own: no call resumes from another's snapshot (prepared_cache).
+    assert vectorize(text, "k", verify_analyses=True).vectorized_name
+    # A wrong analysis, put in place of the real one for this test only.
+    monkeypatch.setattr(PostDominatorTree, "ipdom", lambda self, b: None)
+    assert vectorize(text.replace("1.0", "2.0"), "k").vectorized_name  # unchecked: nothing reads it wrong here
+    with pytest.raises(AnalysisVerificationError, match=r"PostDominatorTree of '.*k' is wrong") as info:
+        vectorize(text.replace("1.0", "3.0"), "k", verify_analyses=True)
+    assert isinstance(info.value, VectorizerBug)
+    assert "analysis verification after pass '" in str(info.value)
+
+
+def test_verify_analyses_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="verify_analyses"):
+        vectorize(KERNEL, "k", verify_analyses="yes")  # type: ignore[arg-type]
+
+
+def test_the_oracle_worker_reports_a_wrong_analysis_as_a_vectorizer_error(monkeypatch) -> None:
+    """The oracle's vectorize request carries the flag; the failure signature
+    names the check that failed (one signature per check)."""
+    from fuzz.signature import signature
+    from oracle.worker import vectorize_in_worker
+
+    text = KERNEL.replace("ret void", "br label %next\nnext:\n  ret void").replace("1.0", "4.0")
+    monkeypatch.setattr(PostDominatorTree, "ipdom", lambda self, b: None)
+    assert vectorize_in_worker(text, "k", 4, 0, "")[0] == "ok"
+    status, detail = vectorize_in_worker(text.replace("4.0", "5.0"), "k", 4, 0, "", True)
+    assert status == "vectorizer-error" and "PostDominatorTree" in detail
+    sig = signature({"status": status, "detail": detail, "width": 4, "dim": 0, "choices": ""})
+    assert sig.endswith("AnalysisVerificationError at " + "vectorizer/verification/cfg.py:" + sig.rsplit(":", 1)[1])
