@@ -54,7 +54,7 @@ entry:
 
 
 def test_the_target_features_reach_the_vectorizer_in_the_worker() -> None:
-    slow = vectorize_in_worker(GATHER, "k", 8, 0, "", "-fast-gather")
+    slow = vectorize_in_worker(GATHER, "k", 8, 0, "", target_features="-fast-gather")
     host = vectorize_in_worker(GATHER, "k", 8, 0, "")
     assert slow[0] == host[0] == "ok"
     # Only without fast gathers do inactive lanes address the safe slot.

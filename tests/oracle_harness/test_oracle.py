@@ -69,14 +69,17 @@ def test_worker_crash_names_the_python_call_that_crashed() -> None:
 
 def test_scalar_fault_never_blames_the_vectorizer() -> None:
     # The scalar kernel itself writes far out of bounds.
+    from oracle import worker as W
+
+    # A fresh pool, so the worker acquired below is the one that ran the kernel
+    # (earlier tests may have left several idle workers in the shared pool).
+    W.close()
     text = _text("broken.ll").replace("; args: buf:i32:64 buf:i32:64:zero", "; args: buf:i32:8 buf:i32:8:zero")
     r = oracle.check(text, vectorized="__vecz_v4_copy_reversed", widths=[4])
     assert r.summary == {"scalar-fault": 1}
     # The worker that ran it is not trusted any more: the next check gets a
     # fresh process.
     assert r.stats.get("worker_recycles") == 1
-    from oracle import worker as W
-
     w = W.get_pool().acquire()
     try:
         assert w.proc is None and w.kernel_runs == 0

@@ -73,3 +73,14 @@ def opencl_name(kind: str) -> str:
 def mux_name(kind: str) -> str:
     """The `__mux_*` name of a query kind."""
     return "__mux_get_" + kind
+
+
+def local_id_name(module, collective: str) -> str:
+    """The name of the local id query a pass adds to `module`, in the spelling
+    its runtime has: that of the module's own NDRange queries (kernels may mix
+    `__mux_get_*` queries with OpenCL collectives), else that of the
+    `collective` builtin the query serves."""
+    spellings = {f.name.startswith("__mux_") for f in module.functions
+                 if (q := work_item_query(f.name)) is not None and q.has_dim}
+    mux = spellings == {True} or (not spellings and collective.startswith("__mux_"))
+    return "__mux_get_local_id" if mux else _mangle("get_local_id", True)

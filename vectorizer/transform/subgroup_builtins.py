@@ -45,6 +45,7 @@ from ..analysis import subgroups as sg
 from ..analysis.uniformity import is_packet_uniform_collective
 from ..builtins import classify
 from ..builtins.masked import classify_masked_call
+from ..builtins.work_item import local_id_name
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
@@ -834,10 +835,8 @@ class SubGroupPacketizer(Packetizer):
             # member holding that work-item).
             dim = self.uniform.dim
             target = self._as_i32(args[c.extra[dim]], b) if dim < len(c.extra) else V.const_int(T.i32, 0)
-            # The local id in the collective's own spelling: an OpenCL
-            # module's runtime need not have the `__mux_` query.
-            lid_name = "__mux_get_local_id" if fn.name.startswith("__mux_") else "_Z12get_local_idj"
-            lid_fn = self.module.get_or_insert_function(lid_name, T.FunctionType(T.i64, (T.i32,)))
+            lid_fn = self.module.get_or_insert_function(
+                local_id_name(self.module, fn.name), T.FunctionType(T.i64, (T.i32,)))
             base = self._as_i32(b.call(lid_fn, [V.const_int(T.i32, dim)]), b)
             lane = b.binop("sub", target, base)
             ok = b.icmp("ult", lane, V.const_int(T.i32, self.width))
