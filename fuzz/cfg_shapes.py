@@ -29,7 +29,7 @@ profiles (a refused irreducible kernel there would hide what they test).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .plan import (
     I32,
@@ -50,8 +50,9 @@ from .plan import (
     walk_stmts,
 )
 
-if TYPE_CHECKING:
-    from .planner import Planner
+# The planner drawing the shapes (`fuzz.planner.Planner`; not imported: it
+# imports this module).
+Planner = Any
 
 UNIFORM = "uniform"
 VARYING = "varying"

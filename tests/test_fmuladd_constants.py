@@ -20,7 +20,11 @@ def _folds(e: Expr) -> bool:
 
 def test_no_fmuladd_with_constant_multiplicands() -> None:
     fmuladds = 0
-    for s in range(300):
+    # At least 300 kernels, more until ten fmuladds are seen: how often the
+    # planner draws one moves whenever it learns a new shape.
+    for s in range(3000):
+        if s >= 300 and fmuladds >= 10:
+            break
         plan = plan_kernel(RandomSource(s), make_knobs(profile=("loops", "default", "calls")[s % 3]))
         for body in [plan.body, *(h.body for h in plan.helpers)]:
             for st, _depth in walk_stmts(body):

@@ -42,7 +42,9 @@ def test_ir_candidates_verify_and_shrink() -> None:
 
 def test_generated_failure_reduces_below_25_instructions(failing: list[int]) -> None:
     text = make_case(failing[0], SPEC)
-    res = reduce_case(text, SPEC, seconds=90)
+    # A budget, not a timing: the reduction stops at its fixpoint, long
+    # before the budget on an idle machine; the budget only bounds a loaded one.
+    res = reduce_case(text, SPEC, seconds=240)
     assert res.after < 25 < res.before
     case = parse_case(res.text)
     assert case.failure and case.origin and case.extra["mutation"] == ["step-swap"]

@@ -92,6 +92,11 @@ exit:
 }
 """
 
+# Guarded traps in divergent code and irreducible cycles (fuzz.cfg_shapes)
+# are refused by control-flow conversion by design (the oracle tests check
+# that refusal); these tests linearize what it accepts.
+NO_RARE_SHAPES = {"cfg_shapes": 0.0, "irreducible": 0.0}
+
 
 def _calls(text: str, kind: str) -> int:
     fn = parse_module(text).get_function(CONVERTED)
@@ -151,7 +156,7 @@ def test_vector_predication_tests_ignore_inactive_lanes() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_generated_control_kernels_stay_equivalent(seed: int) -> None:
-    check_equivalent(fuzz.generate(seed, profile="control"), boscc=True, roscc=False)
+    check_equivalent(fuzz.generate(seed, profile="control", **NO_RARE_SHAPES), boscc=True, roscc=False)
 
 
 def test_vectorize_reports_boscc_in_stats() -> None:

@@ -91,6 +91,11 @@ done:
 }
 """
 
+# Guarded traps in divergent code and irreducible cycles (fuzz.cfg_shapes)
+# are refused by control-flow conversion by design (the oracle tests check
+# that refusal); these tests linearize what it accepts.
+NO_RARE_SHAPES = {"cfg_shapes": 0.0, "irreducible": 0.0}
+
 
 @pytest.mark.parametrize("src", [DIAMOND_LOOP, EARLY_RETURN_NESTED], ids=["diamond_loop", "early_return_nested"])
 @pytest.mark.parametrize("vp", [False, True], ids=["", "vp"])
@@ -110,9 +115,9 @@ def test_no_varying_branch_remains_and_loops_branch_on_any() -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_generated_kernels_are_equivalent(seed: int) -> None:
-    check_equivalent(fuzz.generate(seed))
+    check_equivalent(fuzz.generate(seed, **NO_RARE_SHAPES))
 
 
 @pytest.mark.parametrize("seed", range(100, 106))
 def test_generated_kernels_are_equivalent_with_vector_predication(seed: int) -> None:
-    check_equivalent(fuzz.generate(seed), vector_predication=True)
+    check_equivalent(fuzz.generate(seed, **NO_RARE_SHAPES), vector_predication=True)
