@@ -235,8 +235,8 @@ def _check_in(wk: W.Worker, report: CheckReport, case: Case, kernel: str, config
             vkeys[cfg] = "v0"
             variants.append(Variant("v0", vectorized, text, w_, d, _predicated(c)))
             continue
-        msg = ("vectorize", text, kernel, w_, d, c, verify_analyses) + ((target_features,) if target_features else ())
-        res = _vectorize(wk, msg, max(60.0, timeout * 6), report)
+        res = _vectorize(wk, ("vectorize", text, kernel, w_, d, c, verify_analyses, target_features),
+                         max(60.0, timeout * 6), report)
         if isinstance(res, W.Failure):
             pre[cfg] = ("vectorizer-error", f"vectorizer {res.kind}: {res.detail}")
         elif res[0] == "ok" and (why := foreign_query_spelling(text, res[2])) is not None:

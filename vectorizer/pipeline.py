@@ -158,26 +158,23 @@ def _analysis_checker(request: KernelRequest) -> Callable:
     from .verification import AnalysisMismatch, AnalysisVerifier
 
     verifier = AnalysisVerifier()
+    prefix = f"vectorizing '{request.kernel}' at width {request.width}: analysis verification"
 
     # The report keeps the mismatch's traceback: its innermost frame is the
     # check that failed, which the campaign's failure signature names (one
     # signature per check, not one for every analysis).
+    def reported(where: str, run: Callable[[], None]) -> None:
+        try:
+            run()
+        except AnalysisMismatch as exc:
+            raise AnalysisVerificationError(f"{prefix} {where}: {exc}").with_traceback(exc.__traceback__) from None
 
     def check(p, result, state: KernelState, am: AnalysisManager) -> None:
-        try:
-            verifier.after_pass(p.name, result.changed, state, am)
-        except AnalysisMismatch as exc:
-            raise AnalysisVerificationError(
-                f"vectorizing '{request.kernel}' at width {request.width}: analysis verification after "
-                f"pass '{p.name}': {exc}").with_traceback(exc.__traceback__) from None
+        reported(f"after pass '{p.name}'", lambda: verifier.after_pass(p.name, result.changed, state, am))
 
     def computed(analysis, state: KernelState, result) -> None:
-        try:
-            verifier.computed(analysis, state, result)
-        except AnalysisMismatch as exc:
-            raise AnalysisVerificationError(
-                f"vectorizing '{request.kernel}' at width {request.width}: analysis verification of "
-                f"{analysis.name} as computed: {exc}").with_traceback(exc.__traceback__) from None
+        reported(f"of {analysis.name} as computed", lambda: verifier.computed(analysis, state, result))
+
     check.computed = computed  # type: ignore[attr-defined]
     return check
 
