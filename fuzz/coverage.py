@@ -21,6 +21,7 @@ from .plan import (
     Affine,
     Assign,
     Atomic,
+    Biased,
     Bin,
     Block,
     Break,
@@ -116,7 +117,7 @@ class Divergence:
             return a.base in ("lin", "gid", "lid")
         if isinstance(a, Indirect):
             return self.addr(a.inner)
-        if isinstance(a, (Wrapped, Block)):
+        if isinstance(a, (Wrapped, Block, Biased)):
             return self.expr(a.expr)
         if isinstance(a, SelectAddr):
             return self.expr(a.cond) or self.addr(a.a) or self.addr(a.b)
@@ -209,16 +210,18 @@ def _has_return(body: list[Stmt]) -> bool:
     return False
 
 
-def _helper_uses_ids(h: Helper) -> bool:
-    """Whether a helper's result can vary even with uniform arguments."""
-    exprs: list[Expr] = [h.result] if h.result is not None else []
+def _helper_uses_ids(h: Helper, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether a helper's result can vary even with uniform arguments
+    (`seen`: the helpers on the call chain, which a recursive one reaches again)."""
+    seen = seen | {id(h)}
+    exprs: list[Expr] = [e for e in (h.result, h.base) if e is not None]
     for s in _all(h.body):
         exprs.extend(s.exprs())
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, WorkItem) and x.kind in ("global_id", "local_id"):
                 return True
-            if isinstance(x, Call) and _helper_uses_ids(x.helper):
+            if isinstance(x, Call) and id(x.helper) not in seen and _helper_uses_ids(x.helper, seen):
                 return True
     return False
 
@@ -255,6 +258,9 @@ def features(plan: KernelPlan) -> Counter[str]:
     for h in plan.helpers:
         if h.has_side_effects:
             out["helper with side effects"] += 1
+        if h.recursive:
+            calls = {id(x.helper) for x in walk_expr(h.result) if isinstance(x, Call)} if h.result else set()
+            out["helper: recursive (bounded depth)" if id(h) in calls else "helper: mutually recursive"] += 1
     _walk(plan.body, div, out, in_div=False, loop_depth=0, div_loops=0, kernel=True)
     out.update(workgroup_features(plan))
     for h in plan.helpers:
@@ -473,6 +479,8 @@ def _addr_kind(a: Addr, d: Divergence) -> str:
         return "uniform"
     if isinstance(a, Wrapped):
         return "gather (computed index)" if d.expr(a.expr) else "uniform"
+    if isinstance(a, Biased):
+        return "narrow wrapped index from the buffer's middle"
     if isinstance(a, Indirect):
         return "gather (index buffer)"
     if isinstance(a, SelectAddr):

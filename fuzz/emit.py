@@ -40,6 +40,7 @@ from .plan import (
     Assign,
     Atomic,
     Barrier,
+    Biased,
     Bin,
     Block,
     Break,
@@ -232,9 +233,27 @@ class ModuleEmitter:
     def intrinsic(self, name: str, ret: T.Type, params: list[T.Type]) -> V.Function:
         return self.declare(name, ret, params)
 
+    def helper_fn(self, h: Helper) -> V.Function:
+        """The function of helper `h`, added to the module (without a body)
+        the first time it is asked for: when its body is emitted, or before,
+        when a mutually recursive partner's body calls it."""
+        fn = self.helper_fns.get(id(h))
+        if fn is None:
+            ptr = T.PointerType(GLOBAL_AS)
+            params: list[T.Type] = [ir_type(p.ty) for p in h.params]
+            if h.out is not None:
+                params += [ptr, T.IntType(64)]
+            if h.counter is not None:
+                params.append(ptr)
+            ret = ir_type(h.ret) if h.ret is not None else T.VoidType()
+            fn = self.module.add_function(h.name, T.FunctionType(ret, tuple(params), False))
+            fn.linkage = "internal"
+            self.helper_fns[id(h)] = fn
+        return fn
+
     def emit(self) -> V.Module:
         for h in self.plan.helpers:
-            self.helper_fns[id(h)] = FunctionEmitter(self, helper=h).emit()
+            FunctionEmitter(self, helper=h).emit()
         FunctionEmitter(self, kernel=self.plan).emit()
         return self.module
 
@@ -346,18 +365,12 @@ class FunctionEmitter:
         return self.fn
 
     def _emit_helper(self, h: Helper) -> V.Function:
-        ptr = T.PointerType(GLOBAL_AS)
-        params: list[T.Type] = [ir_type(p.ty) for p in h.params]
         names = [p.name for p in h.params]
         if h.out is not None:
-            params += [ptr, T.IntType(64)]
             names += ["out", "base"]
         if h.counter is not None:
-            params.append(ptr)
             names.append("counter")
-        ret = ir_type(h.ret) if h.ret is not None else T.VoidType()
-        self.fn = self.mod.module.add_function(h.name, T.FunctionType(ret, tuple(params), False))
-        self.fn.linkage = "internal"
+        self.fn = self.mod.helper_fn(h)
         args = list(self.fn.args)
         for arg, name in zip(args, names, strict=True):
             arg.name = self._unique(name)
@@ -370,6 +383,8 @@ class FunctionEmitter:
         if h.counter is not None:
             self.args[id(h.counter)] = rest.pop(0)
         self.set_block(self.new_block("entry"))
+        if h.depth is not None:
+            self._recursion_base(h)
         self.emit_block(h.body)
         if self.block is not None:
             if h.result is not None:
@@ -378,6 +393,17 @@ class FunctionEmitter:
                 self.b.ret()
         self._order_blocks()
         return self.fn
+
+    def _recursion_base(self, h: Helper) -> None:
+        """`if (depth <= 0) return base;` at the top of a recursive helper."""
+        assert h.depth is not None and h.base is not None
+        b = self.b
+        stop = b.icmp("sle", self.env[h.depth.id], self.i32(0))
+        base_bb, step_bb = self.new_block("base"), self.new_block("recurse")
+        b.cond_br(stop, base_bb, step_bb)
+        self.set_block(base_bb)
+        b.ret(self.expr(h.base))
+        self.set_block(step_bb)
 
     # ------------------------------------------------------------------
     # Constants
@@ -998,6 +1024,11 @@ class FunctionEmitter:
         if isinstance(v, Instruction) and v.name is None:
             v.name = self._unique(base)
 
+    def _index64(self, v: V.Value) -> V.Value:
+        """A signed integer index as i64 (sign-extended)."""
+        i64 = T.IntType(64)
+        return v if v.type == i64 else self.b.sext(v, i64)
+
     def _align(self, ty: Ty) -> int:
         return max(1, ty.bits // 8)
 
@@ -1045,6 +1076,11 @@ class FunctionEmitter:
             return self.b.select(cond, p, q)
         if isinstance(a, CursorAddr):
             return self.cursors[id(a.cursor)]
+        if isinstance(a, Biased):
+            # A base pointer inside the buffer, then an index that may be negative.
+            ety = ir_type(buf.elem)
+            mid = self.b.gep(ety, self.args[id(buf)], [self.i64(a.bias)], flags=acc.gep_flags)
+            return self.b.gep(ety, mid, [self._index64(self.expr(a.expr))], flags=acc.gep_flags)
         if buf.two_d:
             assert isinstance(a, PeerSlot)
             return self._peer_ptr_2d(buf, a)
@@ -1397,7 +1433,7 @@ class FunctionEmitter:
             args.append(self.slot_base[id(h.out)])
         if h.counter is not None:
             args.append(self.args[id(h.counter)])
-        return self.b.call(self.mod.helper_fns[id(h)], args)
+        return self.b.call(self.mod.helper_fn(h), args)
 
     # ------------------------------------------------------------------
     # Addresses
@@ -1416,6 +1452,8 @@ class FunctionEmitter:
             return b.add(base, self.i64(a.slot)) if a.slot else base
         if isinstance(a, PeerSlot):
             return self._peer_slot(a)
+        if isinstance(a, Biased):
+            return b.add(self._index64(self.expr(a.expr)), self.i64(a.bias), flags=("nsw",))
         if isinstance(a, Indirect):
             inner = self.addr(a.inner, a.index_buffer)
             p = b.gep(T.IntType(32), self.args[id(a.index_buffer)], [inner])

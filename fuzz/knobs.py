@@ -62,12 +62,18 @@ class Knobs:
     fmuladd: bool = True  # llvm.fmuladd (contraction is up to the backend, alike for scalar and vector)
     helpers: bool = True
     side_effect_helpers: bool = True
+    # Chance per kernel (with helpers allowed) of a recursive helper, or a mutually
+    # recursive pair, called with a bounded depth (fuzz.recursion).
+    recursion: float = 0.1
     work_item_builtins: bool = True  # local/group ids, sizes, offsets (global ids are always used)
     runtime_dims: bool = True  # queries whose dimension is a kernel argument or computed (get_global_id(d))
     mux_builtins: bool = True  # sometimes spell work-item queries `__mux_get_*` (as Vecz's tests do)
 
     # IR forms real code has.
     flags: bool = True  # nsw/nuw/exact/disjoint/nneg/samesign on operands masked so they hold
+    # Chance per kernel of an id moved next to a narrow type's sign bit, truncated
+    # and extended again, and used as an index (fuzz.value_shapes.add_narrow_wrap).
+    narrow_wrap: float = 0.1
     access_forms: bool = True  # gep inbounds/nuw, inttoptr(ptrtoint + offset), generic pointers, volatile
     constant_buffers: bool = True  # some inputs in the __constant address space (2)
     mem_intrinsics: bool = True  # private arrays filled by llvm.memset / llvm.memcpy
@@ -135,7 +141,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "memory": dict(size=20, max_depth=2, loops=True, switch=False, break_continue=False,
                    early_return=False),
     # Calls, atomics, private arrays.
-    "calls": dict(size=18, max_helpers=3, max_arrays=2, switch=False),
+    "calls": dict(size=18, max_helpers=3, max_arrays=2, switch=False, recursion=0.6),
     # Work-groups: barriers in uniform control flow, `__local` tiles, tree
     # reductions and prefix scans (fuzz.workgroup); no early return (one
     # before a barrier would be barrier divergence).

@@ -5,8 +5,9 @@ The planner (`fuzz.planner`) draws a plan from a choice source; the emitter
 plan or guaranteed by the emitter's lowering of each node:
 
 - every buffer index is either wrapped into the buffer (`Wrapped`,
-  `Indirect`, private-array indices) or an affine function of the work-item
-  ids whose range the planner sized the buffer for (`Affine`);
+  `Indirect`, private-array indices), an affine function of the work-item
+  ids whose range the planner sized the buffer for (`Affine`), or a value
+  of known range from a base pointer inside the buffer (`Biased`);
 - shift amounts are masked, divisors guarded (zero, and INT_MIN / -1),
   float-to-int conversions saturate or clamp, vector lane indices wrap;
 - loops are bounded by a small constant whatever their trip expression is;
@@ -507,6 +508,21 @@ class Wrapped(Addr):
     """`expr & (count-1)`: any integer expression, wrapped into the buffer."""
 
     expr: Expr
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.expr,)
+
+
+@dataclass(eq=False)
+class Biased(Addr):
+    """`&buf[bias]` as the base pointer, indexed by `expr` (an integer the
+    planner knows to lie in `[-bias, span - bias)`, negative for some
+    work-items; sign-extended to 64 bits): the element `bias + expr`, in
+    bounds because the buffer has at least `span` elements."""
+
+    expr: Expr
+    bias: int
+    span: int
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.expr,)
@@ -1160,10 +1176,19 @@ class Helper:
     result: Expr | None
     out: Buffer | None = None
     counter: Buffer | None = None
+    # Bounded recursion (fuzz/recursion.py): `depth` (an i32, the last of
+    # `params`) is tested first, `if (depth <= 0) return base;`, and
+    # `result` calls this helper or its partner with `depth - 1`.
+    depth: Var | None = None
+    base: Expr | None = None
 
     @property
     def has_side_effects(self) -> bool:
         return self.out is not None or self.counter is not None
+
+    @property
+    def recursive(self) -> bool:
+        return self.depth is not None
 
 
 @dataclass(eq=False)

@@ -40,6 +40,7 @@ from .plan import (
     Affine,
     Assign,
     Atomic,
+    Biased,
     Bin,
     Block,
     Break,
@@ -104,8 +105,9 @@ from .plan import (
     walk_expr,
     walk_stmts,
 )
+from .recursion import add_recursion
 from .struct_shapes import struct_header
-from .value_shapes import extended_near_limit, near_signed_limit
+from .value_shapes import add_narrow_wrap, extended_near_limit, near_signed_limit
 
 ANY, VARYING, UNIFORM, INVARIANT = "any", "varying", "uniform", "invariant"
 
@@ -278,6 +280,10 @@ class Planner:
         )
         if wg is not None:
             wg.finish(plan)
+        # Drawn last, so a kernel without them is the one its seed gave
+        # before they existed.
+        add_narrow_wrap(self, body, filled)
+        add_recursion(self, body, filled)
         finalize(plan, self.counters)
         return plan
 
@@ -458,23 +464,27 @@ class Planner:
         non-negative by construction, so `inbounds` and `nuw` hold."""
         bodies = [h.body for h in self.helpers] + [body]
         for b in bodies:
-            for st, _ in walk_stmts(b):
-                if isinstance(st, (Store, PrivStore)):
-                    st.access = self._access(st.buffer if isinstance(st, Store) else None)
-                    if isinstance(st, PrivStore) and st.array.size == 1:
-                        st.access.volatile = True
-                for e in st.exprs():
-                    for x in walk_expr(e):
-                        if isinstance(x, Load):
-                            x.access = self._access(x.buffer)
-                        elif isinstance(x, PrivLoad):
-                            x.access = self._access(None)
-                            x.access.volatile |= x.array.size == 1
+            self.decorate_stmts(b)
         for h in self.helpers:
             if h.result is not None:
                 for x in walk_expr(h.result):
                     if isinstance(x, Load):
                         x.access = self._access(x.buffer)
+
+    def decorate_stmts(self, stmts: list[Stmt]) -> None:
+        """Draw the `Access` of every store and load in `stmts` (see `_decorate`)."""
+        for st, _ in walk_stmts(stmts):
+            if isinstance(st, (Store, PrivStore)):
+                st.access = self._access(st.buffer if isinstance(st, Store) else None)
+                if isinstance(st, PrivStore) and st.array.size == 1:
+                    st.access.volatile = True
+            for e in st.exprs():
+                for x in walk_expr(e):
+                    if isinstance(x, Load):
+                        x.access = self._access(x.buffer)
+                    elif isinstance(x, PrivLoad):
+                        x.access = self._access(None)
+                        x.access.volatile |= x.array.size == 1
 
     def _access(self, buf: Buffer | None) -> Access:
         c = self.c
@@ -565,6 +575,16 @@ class Planner:
                 value = Cast("zext", value, I8.with_lanes(var.ty.lanes))
             value = _in_memory(value)
             buf = self.out_buf(value.ty)
+        slot = buf.slots
+        buf.slots += 1
+        return Store(buf, slot, value)
+
+    def store_value(self, value: Expr) -> Store:
+        """Store `value` (of the kernel) into a fresh output slot, as `_observe` does a variable."""
+        if value.ty.is_bool:
+            value = Cast("zext", value, I8.with_lanes(value.ty.lanes))
+        value = _in_memory(value)
+        buf = self.out_buf(value.ty)
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
@@ -1148,8 +1168,9 @@ class Planner:
         return Overflow(c.choice(OVERFLOW_OPS), self.expr(ty, depth, sub), self.expr(ty, depth, other), part)
 
     def _callable(self, h: Helper) -> bool:
-        # From a helper: only (earlier) helpers without side effects.
-        return self.helper is None or not h.has_side_effects
+        # From a helper: only (earlier) helpers without side effects. Never
+        # a recursive helper: only fuzz.recursion calls it, with a bounded depth.
+        return not h.recursive and (self.helper is None or not h.has_side_effects)
 
     def _int_types(self) -> list[Ty]:
         return [t for t in self.palette if t.is_int and not t.is_bool] or [I32]
@@ -1562,7 +1583,7 @@ def _addr_varying(a: Addr) -> bool:
         return a.base in ("lin", "gid", "lid")
     if isinstance(a, Indirect):
         return _addr_varying(a.inner)
-    if isinstance(a, (Wrapped, Block)):
+    if isinstance(a, (Wrapped, Block, Biased)):
         return _mentions_varying(a.expr)
     if isinstance(a, SelectAddr):
         return _mentions_varying(a.cond) or _addr_varying(a.a) or _addr_varying(a.b)
@@ -1637,6 +1658,8 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             need(buf, a.size)
         elif isinstance(a, CursorAddr):
             cursor_need(a.cursor)
+        elif isinstance(a, Biased):
+            need(buf, a.span)
         else:
             need(buf, 1)
 
@@ -1656,6 +1679,7 @@ def finalize(plan: KernelPlan, counters: dict[int, int]) -> None:
             if isinstance(s, CopyOut) and s.source is not None and s.addr is not None:
                 addr_need(s.source, s.addr)
     exprs.extend(h.result for h in plan.helpers if h.result is not None)
+    exprs.extend(h.base for h in plan.helpers if h.base is not None)
     for e in exprs:
         for x in walk_expr(e):
             if isinstance(x, Load):

@@ -12,6 +12,7 @@ from .plan import (
     Assign,
     Atomic,
     Barrier,
+    Biased,
     Bin,
     Block,
     Break,
@@ -187,6 +188,8 @@ def addr_c(a: Addr, buf: Buffer | None = None) -> str:
         return s
     if isinstance(a, Wrapped):
         return f"wrap({expr_c(a.expr)})"
+    if isinstance(a, Biased):
+        return f"{a.bias} + {expr_c(a.expr)}"
     if isinstance(a, Indirect):
         return f"wrap({a.index_buffer.name}[{addr_c(a.inner)}])"
     if isinstance(a, SelectAddr):
@@ -353,6 +356,8 @@ def helper_c(h: Helper) -> list[str]:
         params.append(f"global {h.counter.elem.c} *counter")
     ret = h.ret.c if h.ret is not None else "void"
     lines = [f"{ret} {h.name}({', '.join(params)}) {{"]
+    if h.depth is not None and h.base is not None:
+        lines.append(f"    if ({h.depth.name} <= 0) return {expr_c(h.base)};")
     lines += stmts_c(h.body)
     if h.result is not None:
         lines.append(f"    return {expr_c(h.result)};")
