@@ -1,23 +1,50 @@
-"""Value and builtin shapes the generator draws on purpose (fuzz/value_shapes.py,
-fuzz/struct_shapes.py, the ballot bit reads of fuzz/subgroup_kernels.py):
+"""Value and builtin shapes the generator draws on purpose (fuzz/value_shapes.py:
+ids near the signed limit and narrow wrap-around values; fuzz/struct_shapes.py,
+the ballot bit reads of fuzz/subgroup_kernels.py):
 they appear in generated IR, the IR parses, and a few such kernels match
 under the oracle (scalar against vectorized, no failing verdict)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
 
 import oracle
 from fuzz.choice_source import Choices, RandomSource
-from fuzz.generator import generate, generate_kernel
-from fuzz.plan import I8, I32, I64, Bin, Cast, Lin, Ty
+from fuzz.generator import generate, generate_kernel, plan_kernel
+from fuzz.knobs import make_knobs
+from fuzz.plan import (
+    I8,
+    I32,
+    I64,
+    Biased,
+    Bin,
+    Cast,
+    KernelPlan,
+    Let,
+    Lin,
+    Load,
+    Store,
+    Ty,
+    VarRef,
+    WorkItem,
+    max_id,
+    walk_expr,
+    walk_stmts,
+)
+from fuzz.rotation import PROFILE_CYCLE
 from fuzz.subgroup_kernels import mangle_collective
 from fuzz.value_shapes import extended_near_limit, near_signed_limit
 from vectorizer import llvm_bridge
+from vectorizer.analysis.data_layout import DataLayout
+from vectorizer.analysis.stride import Pattern, StrideAnalysis
 from vectorizer.analysis.subgroups import BALLOT_BIT, parse_collective
+from vectorizer.analysis.uniformity import UniformValueAnalysis
+from vectorizer.ir import instructions as I
 from vectorizer.ir import parse_module
+from vectorizer.ir import values as V
 
 FAILING = {"mismatch", "vector-fault", "timeout", "vectorizer-error", "scalar-fault"}
 BALLOT_BIT_CALL = re.compile(r"call i32 @_Z(28sub_group_ballot_bit_extractDv4_jj|24sub_group_inverse_ballotDv4_j)\(")
@@ -124,3 +151,141 @@ def test_struct_header_is_in_the_plan_and_the_pretty_print() -> None:
             assert f"}} {arrays[0].name}_s;" in plan_c(g.plan)
             return
     raise AssertionError("no private array with a struct header in seeds 0..59")
+
+
+# ---------------------------------------------------------------------------
+# Narrow wrap-around values (value_shapes.add_narrow_wrap)
+
+
+def _narrow_groups(plan: KernelPlan) -> list[tuple[Let, Let, Let]]:
+    """The shape's `w = id op K; n = trunc w; s = ext n` lets."""
+    stmts = [s for s, _ in walk_stmts(plan.body)]
+    out = []
+    for a, b, c in zip(stmts, stmts[1:], stmts[2:], strict=False):
+        if isinstance(a, Let) and isinstance(b, Let) and isinstance(c, Let) \
+                and isinstance(b.value, Cast) and b.value.op == "trunc" and isinstance(b.value.a, VarRef) \
+                and b.value.a.var is a.var and isinstance(c.value, Cast) and isinstance(c.value.a, VarRef) \
+                and c.value.a.var is b.var:
+            out.append((a, b, c))
+    return out
+
+
+def _narrow_value(w: Bin, i: int, bits: int) -> int:
+    """The narrow value `(iN)w` for the work-item whose id is `i`."""
+    k = w.a.value if w.op == "sub" else w.b.value  # type: ignore[union-attr]
+    exact = {"add": i + k, "sub": k - i, "mul": i * k}[w.op]
+    if bits == 1:
+        return -(exact & 1)
+    exact &= (1 << bits) - 1
+    return exact - (1 << bits) if exact >> (bits - 1) else exact
+
+
+def _id_kind(w: Bin) -> tuple[str, int]:
+    base = w.b if w.op == "sub" else w.a
+    if isinstance(base, Cast):
+        base = base.a
+    if isinstance(base, Lin):
+        return "lin", 0
+    assert isinstance(base, WorkItem) and isinstance(base.dim, int), base
+    return {"global_id": "gid", "local_id": "lid"}[base.kind], base.dim
+
+
+@functools.lru_cache(maxsize=2)
+def _rotation_plans(n: int) -> tuple[tuple[int, KernelPlan], ...]:
+    """The plans of seeds 0..n-1, each of its profile in the rotation (no IR: cheaper)."""
+    return tuple((s, plan_kernel(RandomSource(s), make_knobs(profile=PROFILE_CYCLE[s % len(PROFILE_CYCLE)])))
+                 for s in range(n))
+
+
+def test_narrow_values_wrap_between_two_work_items() -> None:
+    """`w` is an id moved so the narrow type's sign bit is passed at a small
+    id, inside the NDRange (at an odd id, where no packet of 2, 4, 8 or 16
+    lanes starts, for the add and sub forms); the extension is to a type
+    narrower than `w`'s and wider than the narrow one; `w` and the
+    extended value are stored; i8 and i1 values also index a buffer from
+    its middle. Every form and width is drawn."""
+    seen: set[tuple[str, int]] = set()
+    for seed, plan in _rotation_plans(330):
+        for w, n, s in _narrow_groups(plan):
+            bits = n.var.ty.bits
+            assert isinstance(w.value, Bin) and w.value.op in ("add", "sub", "mul"), seed
+            assert s.var.ty.bits < w.var.ty.bits and s.var.ty.bits > bits and s.value.op in ("sext", "zext")
+            seen.add((w.value.op, bits))
+            kind, dim = _id_kind(w.value)
+            top = max(1, max_id(plan.ndranges, kind, dim))
+            vals = [_narrow_value(w.value, i, bits) for i in range(top + 1)]
+            # Where the value jumps against the id's direction (i1: every change).
+            back = (lambda a, b: a != b) if bits == 1 else (lambda a, b: b > a) if w.value.op == "sub" \
+                else (lambda a, b: b < a)
+            wraps = [i for i in range(1, top + 1) if back(vals[i - 1], vals[i])]
+            assert wraps, (seed, w.value, vals[:8])
+            if w.value.op in ("add", "sub") and bits > 1:
+                assert wraps[0] % 2 == 1, (seed, wraps)
+            stored = {id(x.value.var) for x, _ in walk_stmts(plan.body)
+                      if isinstance(x, Store) and isinstance(x.value, VarRef)}
+            assert id(w.var) in stored and id(s.var) in stored, seed
+            loads = [x for st, _ in walk_stmts(plan.body) for e in st.exprs() for x in walk_expr(e)
+                     if isinstance(x, Load) and isinstance(x.addr, Biased) and x.addr.expr.var is n.var]
+            assert len(loads) == (1 if bits < 16 else 0), seed
+    assert {b for _, b in seen} == {1, 8, 16} and {op for op, _ in seen} == {"add", "sub", "mul"}, seen
+
+
+def test_narrow_wrap_rate_and_knob() -> None:
+    """In about one kernel in ten, whatever the profile; none with the knob
+    off, and then the kernel is the one the seed gave without the shape."""
+    plans = _rotation_plans(330)[:220]
+    with_shape = [s for s, p in plans if _narrow_groups(p)]
+    assert 10 <= len(with_shape) <= 40, len(with_shape)
+    assert len({PROFILE_CYCLE[s % len(PROFILE_CYCLE)] for s in with_shape}) >= 8
+    for seed in range(12):
+        profile = PROFILE_CYCLE[seed % len(PROFILE_CYCLE)]
+        off = generate_kernel(seed, profile=profile, narrow_wrap=0.0)
+        assert not _narrow_groups(off.plan)
+        if seed not in with_shape:
+            on = generate_kernel(seed, profile=profile)
+            assert on.text.split("; origin")[1].split("\n", 1)[1] == off.text.split("; origin")[1].split("\n", 1)[1]
+
+
+def _prepared(text: str, kernel: str) -> V.Function:
+    from vectorizer.passes.preparation import PREPARATION
+
+    body = _body(text)
+    return parse_module(llvm_bridge.run_function_passes(body, kernel, PREPARATION)).get_function(kernel)
+
+
+def test_truncation_reaches_the_stride_analysis_past_the_sign_bit() -> None:
+    """After LLVM's preparation (instcombine would turn `sext(trunc w)` into
+    shifts, or narrow `id + K`, if `w` were not kept wide), the truncation
+    is still there, of a value the Stride Analysis finds linear, exact and
+    bounded past the narrow sign bit: the bound check of `_cast`'s `trunc`
+    rule decides, and it must make the extension divergent."""
+    reached: set[int] = set()
+    for seed, plan in _rotation_plans(330):
+        groups = [(w, n) for w, n, s in _narrow_groups(plan) if n.var.ty.bits > 1 and s.value.op == "sext"]
+        if not groups or len(reached) == 2:
+            continue
+        bits = groups[0][1].var.ty.bits
+        kind, dim = _id_kind(groups[0][0].value)  # type: ignore[arg-type]
+        if bits in reached or kind != "gid":
+            continue
+        text = generate(seed, profile=PROFILE_CYCLE[seed % len(PROFILE_CYCLE)])
+        fn = _prepared(text, plan.name)
+        stride = StrideAnalysis(UniformValueAnalysis(fn, dim), DataLayout.parse(None))
+        for inst in fn.instructions():
+            if isinstance(inst, I.CastInst) and inst.opcode == "sext" and isinstance(inst.value, I.CastInst) \
+                    and inst.value.opcode == "trunc" and inst.value.type.bits == bits:
+                src = stride.info(inst.value.value)
+                if src.is_linear and src.exact and src.bound is not None and src.bound >= 1 << (bits - 1):
+                    assert stride.info(inst).pattern is Pattern.DIVERGENT, (seed, inst)
+                    reached.add(bits)
+    assert reached == {8, 16}, reached
+
+
+@pytest.mark.parametrize("bits", [1, 8, 16])
+def test_narrow_wrap_kernels_match(bits: int) -> None:
+    for seed, plan in _rotation_plans(330):
+        if any(n.var.ty.bits == bits for _, n, _ in _narrow_groups(plan)):
+            text = generate(seed, profile=PROFILE_CYCLE[seed % len(PROFILE_CYCLE)])
+            _no_failure(text, f"seed {seed}", widths=[4, 7])
+            return
+    raise AssertionError(f"no i{bits} narrow wrap in 330 rotation seeds")

@@ -21,6 +21,7 @@ from fuzz.plan import (
     I64,
     Affine,
     Barrier,
+    Biased,
     Bin,
     Block,
     Break,
@@ -240,6 +241,9 @@ def _check_addr(p: KernelPlan, buf: Buffer, a: object, counters: dict[int, int])
         assert 0 <= lo and hi < buf.count, (a, buf.count)
     elif isinstance(a, Wrapped):
         assert buf.count == next_pow2(buf.count)
+    elif isinstance(a, Biased):  # any sign-extended iN from &buf[bias] is in bounds
+        half = 1 << (a.expr.ty.bits - 1)
+        assert a.expr.ty.is_int and a.bias >= half and a.bias + half <= a.span <= buf.count, (a, buf.count)
     elif isinstance(a, Indirect):
         assert buf.count == next_pow2(buf.count)
         _check_addr(p, a.index_buffer, a.inner, counters)
