@@ -214,6 +214,11 @@ class Planner:
         self._in_dim = False  # drawing a computed dimension (no nested ones)
         self._in_select = False  # drawing the addresses of a pointer select (no nested ones)
         self._builtin_calls: BuiltinCalls | None = None
+        # Drawing a function the vectorized kernel calls once per lane without
+        # inlining it (fuzz.recursion): there, a work-item or local id query
+        # would answer the packet's first work-item, so none is drawn, nor a
+        # call to another helper (which may query them).
+        self.lane_free = False
 
     # ------------------------------------------------------------------
     # Entry point
@@ -1170,7 +1175,7 @@ class Planner:
     def _callable(self, h: Helper) -> bool:
         # From a helper: only (earlier) helpers without side effects. Never
         # a recursive helper: only fuzz.recursion calls it, with a bounded depth.
-        return not h.recursive and (self.helper is None or not h.has_side_effects)
+        return not h.recursive and not self.lane_free and (self.helper is None or not h.has_side_effects)
 
     def _int_types(self) -> list[Ty]:
         return [t for t in self.palette if t.is_int and not t.is_bool] or [I32]
@@ -1232,6 +1237,10 @@ class Planner:
                 ANY: ("global_id", "local_id", "group_id", "global_size", "local_size",
                       "num_groups", "global_offset"),
             }[mode]
+        if self.lane_free:  # the same for every lane of a packet
+            kinds = tuple(x for x in kinds if x not in ("global_id", "local_id")) or (
+                ("group_id", "global_size", "local_size", "num_groups", "global_offset")
+                if k.work_item_builtins else ("global_size",))
         if k.work_item_builtins and mode != VARYING and c.boolean(0.05):
             return _convert(WorkDim(), ty)
         kind = c.choice(kinds)

@@ -13,8 +13,14 @@ A recursive helper is
     T r(x..., int n) { if (n <= 0) return f(x..., n); return g(r(h(x..., n), n - 1), x..., n); }
 
 with `f`, `g` and each argument `h` drawn by the planner in the helper's
-context (pure expressions of the parameters, calls to earlier pure helpers;
-`n` is only read). Mutual recursion (half of them): `a` calls `b` and `b`
+context (pure expressions of the parameters; `n` is only read), with no
+global or local id query and no call to another helper
+(`Planner.lane_free`): the vectorized kernel calls `r` once per lane (or
+once, for uniform arguments) without inlining it, so a query inside would
+answer for the packet's first work-item. The vectorizer does not refuse
+such a kernel yet: it computes wrong values (a `get_global_id` in a
+recursive callee mismatches at W = 4, found by this shape), so the shape
+keeps away from it until the vectorizer refuses it. Mutual recursion (half of them): `a` calls `b` and `b`
 calls `a`, each with its own `f`, `g`, `h`, so neither calls itself
 directly. The kernel calls `r` (or `a`) once, at its top level, storing the
 result in a fresh output slot, with a depth that is a small constant or a
@@ -80,7 +86,7 @@ def _define(p: Planner, h: Helper, callee: Helper) -> None:
     (`h` itself, or its partner)."""
     assert h.depth is not None and h.ret is not None
     saved = p.helper
-    p.helper = h
+    p.helper, p.lane_free = h, True
     p.scopes.append(list(h.params))
     try:
         # Mostly of the parameters (`varying`: the helper's parameters are), so
@@ -91,7 +97,7 @@ def _define(p: Planner, h: Helper, callee: Helper) -> None:
         h.result = _combine(p, inner, h.ret)
     finally:
         p.scopes.pop()
-        p.helper = saved
+        p.helper, p.lane_free = saved, False
 
 
 def _combine(p: Planner, inner: Expr, ty: Ty) -> Expr:

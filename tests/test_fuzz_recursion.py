@@ -12,7 +12,19 @@ import pytest
 import oracle
 from fuzz.generator import generate, generate_kernel
 from fuzz.knobs import PROFILES
-from fuzz.plan import I32, Bin, Call, Const, Helper, KernelPlan, VarRef, walk_expr, walk_stmts
+from fuzz.plan import (
+    I32,
+    Bin,
+    Call,
+    Const,
+    Helper,
+    KernelPlan,
+    Lin,
+    VarRef,
+    WorkItem,
+    walk_expr,
+    walk_stmts,
+)
 from fuzz.pretty import plan_c
 from fuzz.recursion import MAX_DEPTH
 from fuzz.rotation import PROFILE_CYCLE
@@ -88,6 +100,13 @@ def test_every_call_chain_is_bounded(profile: str) -> None:
             assert isinstance(step, Bin) and step.op == "sub" and isinstance(step.a, VarRef) \
                 and step.a.var is h.depth and isinstance(step.b, Const) and step.b.value == 1
             assert not h.has_side_effects and not h.body
+            # Called per lane without inlining: no per-lane id query, no other call.
+            for x in walk_expr(h.result) if h.result is not None else ():
+                assert not (isinstance(x, WorkItem) and x.kind in ("global_id", "local_id")), seed
+                assert not isinstance(x, Call) or x.helper is partner, seed
+            for x in walk_expr(h.base):
+                assert not (isinstance(x, WorkItem) and x.kind in ("global_id", "local_id")), seed
+                assert not isinstance(x, (Call, Lin)), seed
         assert not [where for where, _ in calls if where not in names | {"kernel"}], seed
     assert forms == {1, 2}, forms
 
