@@ -316,6 +316,37 @@ def test_each_boscc_region_is_checked_inside_control_flow_conversion(monkeypatch
         vectorize(BOSCC_KERNEL.replace("10", "11"), "k", width=4, choices="LinearizeBOSCC", verify_analyses=True)
 
 
+SWITCH_KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %g = trunc i64 %gid to i32
+  switch i32 %g, label %other [ i32 1, label %join
+                                i32 2, label %join ]
+other:
+  br label %join
+join:
+  %v = phi <2 x i8> [ splat (i8 -128), %entry ], [ splat (i8 -128), %entry ], [ zeroinitializer, %other ]
+  %p = getelementptr <2 x i8>, ptr addrspace(1) %out, i64 %gid
+  store <2 x i8> %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_a_predecessor_named_twice_needs_the_same_value_twice() -> None:
+    """Two switch cases to one block: two entries for the predecessor, equal
+    constants (not one object: constants are not interned) are the same value."""
+    fn = parse_module(SWITCH_KERNEL).get_function("k")
+    check_phis(fn, "test")
+    phi = next(i for i in fn.instructions() if i.name == "v")
+    assert phi.incoming[0][0] is not phi.incoming[1][0]
+    phi.set_operand(2, phi.incoming[2][0])  # the second entry for %entry now differs
+    with pytest.raises(AnalysisMismatch, match="has two values for predecessor %entry"):
+        check_phis(fn, "test")
+
+
 RECURSIVE = """
 declare i64 @_Z13get_global_idj(i32)
 define internal i32 @even(i32 %n) {

@@ -25,6 +25,16 @@ def check_terminators(function: Any, after: str) -> None:
                                    f"block {_label(block)} {detail}")
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """The same SSA value, or equal constants (constants are not interned:
+    two `splat (i8 -128)` operands are two objects)."""
+    from ..ir.values import Constant
+
+    if a is b:
+        return True
+    return isinstance(a, Constant) and isinstance(b, Constant) and (a == b or str(a) == str(b))
+
+
 def check_phis(function: Any, after: str) -> None:
     """Each phi has one incoming entry per predecessor, the predecessors read
     from the terminators (not the use lists the passes maintain), and the
@@ -39,7 +49,7 @@ def check_phis(function: Any, after: str) -> None:
         for phi in block.phis():
             values: dict[int, Any] = {}
             for value, pred in phi.incoming:
-                if id(pred) in values and values[id(pred)] is not value:
+                if id(pred) in values and not _same_value(values[id(pred)], value):
                     raise AnalysisMismatch(f"phis after '{after}'", function.name,
                                            f"{_label(phi)} in block {_label(block)} has two values for "
                                            f"predecessor {_label(pred)}")
