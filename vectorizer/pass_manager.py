@@ -173,6 +173,9 @@ class PassManager:
     # not stop the pipeline: the analysis verification (`--verify-analyses`,
     # vectorizer/verification/), which raises at the first wrong analysis.
     checker: Callable[[Pass, PassResult, Any, AnalysisManager], None] | None = None
+    # Called as `pre_checker(pass, state)` before each pass: lets the analysis
+    # verification record what the pass must keep.
+    pre_checker: Callable[[Pass, Any], None] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -184,6 +187,8 @@ class PassManager:
         for index, p in enumerate(self.passes):
             for needed in p.requires:
                 am.get(needed, state)
+            if self.pre_checker is not None:
+                self.pre_checker(p, state)
             t0 = time.perf_counter()
             result = p.run(state, am)
             timing = self.timings.setdefault(p.name, PassTiming(p.name))

@@ -175,7 +175,13 @@ def _analysis_checker(request: KernelRequest) -> Callable:
     def computed(analysis, state: KernelState, result) -> None:
         reported(f"of {analysis.name} as computed", lambda: verifier.computed(analysis, state, result))
 
+    def before(p, state: KernelState) -> None:
+        reported(f"before pass '{p.name}'", lambda: verifier.before_pass(p.name, state))
+        state.checkpoint = lambda step: reported(f"after step '{step}' of pass '{p.name}'",
+                                                 lambda: verifier.after_step(step, state))
+
     check.computed = computed  # type: ignore[attr-defined]
+    check.before = before  # type: ignore[attr-defined]
     return check
 
 
@@ -246,6 +252,7 @@ def vectorize_kernel(
             frozenset(options.print_after), options.print_after_all, options.verify_each, emit),
         after_pass=after_pass,
         checker=checker,
+        pre_checker=checker.before if checker is not None else None,  # type: ignore[attr-defined]
     )
     am = AnalysisManager(KernelState.current_function)
     if checker is not None:

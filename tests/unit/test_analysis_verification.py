@@ -22,7 +22,13 @@ from vectorizer.analysis.stride import StrideAnalysis
 from vectorizer.analysis.uniformity import UniformValueAnalysis
 from vectorizer.ir import parse_module
 from vectorizer.pipeline import AnalysisVerificationError, VectorizerBug
-from vectorizer.verification import AnalysisMismatch
+from vectorizer.transform.builtin_inlining import inline_call
+from vectorizer.verification import AnalysisMismatch, AnalysisVerifier
+from vectorizer.verification.calls import (
+    check_recursive_calls_kept,
+    recursive_calls,
+    recursive_functions,
+)
 from vectorizer.verification.cfg import (
     RefGraph,
     check_block_ordering,
@@ -36,6 +42,7 @@ from vectorizer.verification.layout import check_data_layout
 from vectorizer.verification.postconditions import (
     check_no_dead_code,
     check_packetization_values,
+    check_phis,
     check_terminators,
     check_uniformity,
 )
@@ -118,11 +125,14 @@ def test_missing_irreducible_regions_are_reported() -> None:
         check_loops(RefGraph(fn), info.domtree, info)
 
 
-def test_an_order_without_the_unreachable_blocks_is_reported() -> None:
+def test_an_order_with_an_unreachable_block_or_without_a_reachable_one_is_reported() -> None:
     fn = fixture("unreachable_blocks")
-    check_block_ordering(RefGraph(fn), lambda inc: dominance_compact_order(fn, include_unreachable=inc))
-    with pytest.raises(AnalysisMismatch, match="include_unreachable=True"):
-        check_block_ordering(RefGraph(fn), lambda inc: dominance_compact_order(fn))
+    good = dominance_compact_order(fn)
+    check_block_ordering(RefGraph(fn), lambda: good)
+    with pytest.raises(AnalysisMismatch, match="3 entries .* for 2 reachable blocks"):
+        check_block_ordering(RefGraph(fn), lambda: [*good, fn["dead"]])
+    with pytest.raises(AnalysisMismatch, match="1 entries .* for 2 reachable blocks"):
+        check_block_ordering(RefGraph(fn), lambda: good[:1])
 
 
 def test_an_order_splitting_a_loop_is_reported() -> None:
@@ -130,7 +140,7 @@ def test_an_order_splitting_a_loop_is_reported() -> None:
     good = dominance_compact_order(fn)
     bad = [good[0], *reversed(good[1:])]
     with pytest.raises(AnalysisMismatch, match="dominance_compact_order"):
-        check_block_ordering(RefGraph(fn), lambda inc: bad)
+        check_block_ordering(RefGraph(fn), lambda: bad)
 
 
 def test_wrong_reachability_is_reported() -> None:
@@ -228,6 +238,177 @@ def test_a_block_with_two_terminators_is_reported() -> None:
     block.instructions.insert(0, ret)  # the list itself: a second terminator, as a broken pass would leave
     with pytest.raises(AnalysisMismatch, match="has 2 terminators"):
         check_terminators(fn, "test")
+
+
+PHI_KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %c = icmp ult i64 %gid, 3
+  br i1 %c, label %then, label %join
+then:
+  br label %join
+join:
+  %v = phi i64 [ 1, %entry ], [ 2, %then ]
+  %p = getelementptr i64, ptr addrspace(1) %out, i64 %gid
+  store i64 %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_a_phi_without_an_entry_for_a_predecessor_is_reported() -> None:
+    fn = parse_module(PHI_KERNEL).get_function("k")
+    check_phis(fn, "test")
+    phi = next(i for i in fn.instructions() if i.name == "v")
+    then = fn.blocks[1]
+    phi.remove_incoming(then)  # as a transform that forgot a new edge's value would leave it
+    with pytest.raises(AnalysisMismatch, match=r"phis after 'test'.*%v in block %join has no entry for "
+                                               r"predecessor %then"):
+        check_phis(fn, "test")
+
+
+BOSCC_KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out, ptr addrspace(1) %in) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %ip = getelementptr i32, ptr addrspace(1) %in, i64 %gid
+  %x = load i32, ptr addrspace(1) %ip
+  %c = icmp sgt i32 %x, 10
+  br i1 %c, label %join, label %then
+then:
+  %y = mul i32 %x, 7
+  store i32 %y, ptr addrspace(1) %ip
+  br label %join
+join:
+  %v = phi i32 [ %x, %entry ], [ %y, %then ]
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_each_boscc_region_is_checked_inside_control_flow_conversion(monkeypatch) -> None:
+    """BOSCC runs inside the control-flow-conversion pass, whose linearization
+    and SROA would hide a phi it broke: the step is checked where it ends."""
+    from vectorizer.transform import boscc
+
+    steps: list[str] = []
+    real = AnalysisVerifier.after_step
+    monkeypatch.setattr(AnalysisVerifier, "after_step",
+                        staticmethod(lambda step, state: (steps.append(step), real(step, state))))
+    vectorize(BOSCC_KERNEL, "k", width=4, choices="LinearizeBOSCC", verify_analyses=True)
+    assert steps == ["boscc"]
+    # A dispatch that forgets the join's value from the divergent copy.
+    real_dispatch = boscc._dispatch
+
+    def forgetful(function, module, d, join, region, entry_mask):
+        d_div, cloned = real_dispatch(function, module, d, join, region, entry_mask)
+        for phi in join.phis():
+            phi.remove_incoming(d_div)
+        return d_div, cloned
+
+    monkeypatch.setattr(boscc, "_dispatch", forgetful)
+    with pytest.raises(AnalysisVerificationError, match=r"after step 'boscc' .*has no entry for predecessor"):
+        vectorize(BOSCC_KERNEL.replace("10", "11"), "k", width=4, choices="LinearizeBOSCC", verify_analyses=True)
+
+
+SWITCH_KERNEL = """
+declare i64 @_Z13get_global_idj(i32)
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %g = trunc i64 %gid to i32
+  switch i32 %g, label %other [ i32 1, label %join
+                                i32 2, label %join ]
+other:
+  br label %join
+join:
+  %v = phi <2 x i8> [ splat (i8 -128), %entry ], [ splat (i8 -128), %entry ], [ zeroinitializer, %other ]
+  %p = getelementptr <2 x i8>, ptr addrspace(1) %out, i64 %gid
+  store <2 x i8> %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_a_predecessor_named_twice_needs_the_same_value_twice() -> None:
+    """Two switch cases to one block: two entries for the predecessor, equal
+    constants (not one object: constants are not interned) are the same value."""
+    fn = parse_module(SWITCH_KERNEL).get_function("k")
+    check_phis(fn, "test")
+    phi = next(i for i in fn.instructions() if i.name == "v")
+    assert phi.incoming[0][0] is not phi.incoming[1][0]
+    phi.set_operand(2, phi.incoming[2][0])  # the second entry for %entry now differs
+    with pytest.raises(AnalysisMismatch, match="has two values for predecessor %entry"):
+        check_phis(fn, "test")
+
+
+RECURSIVE = """
+declare i64 @_Z13get_global_idj(i32)
+define internal i32 @even(i32 %n) {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %more
+done:
+  ret i32 1
+more:
+  %m = sub i32 %n, 1
+  %r = call i32 @odd(i32 %m)
+  ret i32 %r
+}
+define internal i32 @odd(i32 %n) {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %more
+done:
+  ret i32 0
+more:
+  %m = sub i32 %n, 1
+  %r = call i32 @even(i32 %m)
+  ret i32 %r
+}
+define internal i32 @twice(i32 %n) {
+entry:
+  %d = shl i32 %n, 1
+  ret i32 %d
+}
+define spir_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %g = trunc i64 %gid to i32
+  %n = and i32 %g, 7
+  %t = call i32 @twice(i32 %n)
+  %e = call i32 @even(i32 %t)
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %e, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_recursion_is_read_from_the_whole_call_graph() -> None:
+    module = parse_module(RECURSIVE)
+    fn = module.get_function("k")
+    names = {f.name for f in module.functions if id(f) in recursive_functions(module)}
+    assert names == {"even", "odd"}  # mutual recursion; `twice` and the kernel are not recursive
+    assert [callee for _, callee in recursive_calls(fn, module)] == ["even"]
+
+
+def test_an_inlined_recursive_call_is_reported() -> None:
+    module = parse_module(RECURSIVE)
+    fn = module.get_function("k")
+    calls = recursive_calls(fn, module)
+    check_recursive_calls_kept(fn, calls, "test")
+    inline_call(calls[0][0])  # what an inliner that missed the recursion would do
+    with pytest.raises(AnalysisMismatch, match="call to recursive function @even was inlined"):
+        check_recursive_calls_kept(fn, calls, "test")
+    # The pipeline keeps the call (one per lane) and the check agrees.
+    result = vectorize(RECURSIVE, "k", width=4, verify_analyses=True)
+    assert "call i32 @even" in result.ir.split("@__vecz_v4_k")[1]
 
 
 def test_packetization_value_list_is_checked() -> None:

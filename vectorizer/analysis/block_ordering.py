@@ -25,8 +25,8 @@ random CFGs:
 - in a reducible CFG every edge that is not a back edge goes forward.
 
 Irreducible regions are ordered like any other blocks (no compactness is
-promised for them). Unreachable blocks are left out unless asked for, in
-which case they come last, in function order.
+promised for them). Unreachable blocks are left out: linearization and
+BOSCC order only what runs.
 """
 
 from __future__ import annotations
@@ -55,8 +55,6 @@ def dominance_compact_order(
     function: Any,
     domtree: DominatorTree | None = None,
     loops: LoopInfo | None = None,
-    *,
-    include_unreachable: bool = False,
 ) -> list[Block]:
     """The loop-compact, dominance-compact block order (see the module docstring)."""
     if domtree is None:
@@ -98,24 +96,16 @@ def dominance_compact_order(
         v = stack.pop()
         order.append(v)
         stack.extend(c for _, _, c in reversed(kids[v]))
-    blocks = [g.blocks[i] for i in order]
-    if include_unreachable:
-        blocks.extend(b for i, b in enumerate(g.blocks) if not tree.in_tree(i))
-    return blocks
+    return [g.blocks[i] for i in order]
 
 
 def dominance_compact_index(
     function: Any,
     domtree: DominatorTree | None = None,
     loops: LoopInfo | None = None,
-    *,
-    include_unreachable: bool = False,
 ) -> dict[Block, int]:
     """{block: position} for `dominance_compact_order`."""
-    order = dominance_compact_order(
-        function, domtree, loops, include_unreachable=include_unreachable
-    )
-    return block_index_map(order)
+    return block_index_map(dominance_compact_order(function, domtree, loops))
 
 
 def block_index_map(order: list[Block]) -> dict[Block, int]:

@@ -9,6 +9,7 @@ itself (remarks; the final text once a pass finishes the kernel).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,9 @@ class KernelState:
     # The original kernel's body when `module` holds a stub for it (a request
     # resumed from a snapshot, prepared_cache.py): the cleanup puts it back.
     kernel_body: Any = None
+    # Set with `verify_analyses`: a pass that runs several transforms calls
+    # it with a step's name after each, to have the IR checked there.
+    checkpoint: Callable[[str], None] | None = None
     t0: float = field(default_factory=time.perf_counter)
 
     def refuse(self, *remarks: str) -> None:

@@ -263,9 +263,11 @@ def apply_boscc(
     dim: int,
     *,
     entry_mask: Callable[[Builder], V.Value] | None = None,
+    checkpoint: Callable[[str], None] = lambda step: None,
 ) -> BosccOutcome:
     """Give each eligible divergent region a uniform copy (outermost first,
-    then the regions nested in the copies), editing `function` in place.
+    then the regions nested in the copies), editing `function` in place;
+    `checkpoint("boscc")` after each region (the analysis verification).
     The caller must recompute its uniform and divergence analyses after."""
     out = BosccOutcome()
     size = sum(len(b.instructions) for b in function.blocks)
@@ -302,6 +304,7 @@ def apply_boscc(
             out.cloned += cloned
             out.regions += 1
             applied = True
+            checkpoint("boscc")
             break  # the CFG changed: recompute the analyses
         if not applied:
             break

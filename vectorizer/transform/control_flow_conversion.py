@@ -695,11 +695,14 @@ def convert_control_flow(
     roscc: bool = True,
     boscc: bool = False,
     guard_divisions: bool = True,
+    checkpoint: Callable[[str], None] = lambda step: None,
 ) -> ConversionOutcome:
     """Run the control-flow passes on `function` (edited in place): Simplify
     Infinite Loop, BOSCC (when `boscc`) or else ROSCC, then Control Flow
     Conversion, then LLVM's SROA on the function to promote the mask and
-    value variables. Returns the new module text, or a refusal."""
+    value variables. Returns the new module text, or a refusal.
+    `checkpoint(step)` is called where a step has left the function whole
+    (after each BOSCC region): the analysis verification checks it there."""
     from .. import llvm_bridge
     from ..analysis.divergence import DivergenceAnalysis
     from ..ir import print_module
@@ -720,6 +723,7 @@ def convert_control_flow(
         bo = apply_boscc(
             function, module, dim,
             entry_mask=entry_mask_builder(module, dim) if vector_predication else None,
+            checkpoint=checkpoint,
         )
         remarks.extend(bo.remarks)
         if bo.regions:

@@ -18,9 +18,10 @@ is not a pass.
 - `cfg`: dominators, post-dominators, loops and irreducible regions, the
   block ordering, BOSCC's reachability;
 - `layout`: struct sizes, field offsets and alignments vs LLVM's;
-- `postconditions`: one terminator per block, no dead code after the
-  dead-code pass, Packetization Analysis' value list, control-flow
-  conversion's statistics;
+- `postconditions`: one terminator per block, phis that match the
+  predecessors, no dead code after the dead-code pass, Packetization
+  Analysis' value list, control-flow conversion's statistics;
+- `calls`: calls to recursive functions survive builtin inlining;
 - `hook`: what the pipeline runs after each pass.
 """
 

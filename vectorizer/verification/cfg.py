@@ -405,33 +405,25 @@ def check_loops(g: RefGraph, dt: Any, info: Any = None) -> None:
 
 
 def check_block_ordering(g: RefGraph, order_of: Any = None) -> None:
-    """`dominance_compact_order` vs its documented invariants: each block
-    once (reachable ones first from the entry, unreachable ones last in
-    function order when asked for), natural loops contiguous header first,
-    dominance-compact within a loop (reducible CFGs), forward edges.
-    `order_of(include_unreachable)` gives the order (default: computed now)."""
+    """`dominance_compact_order` vs its documented invariants: each reachable
+    block once (from the entry; unreachable blocks left out), natural loops
+    contiguous header first, dominance-compact within a loop (reducible
+    CFGs), forward edges. `order_of()` gives the order (default: computed now)."""
     from ..analysis.block_ordering import dominance_compact_order
 
     name = "dominance_compact_order"
     reach = [v for v in range(g.n) if g.is_reachable(v)]
-    unreachable = [v for v in range(g.n) if not g.is_reachable(v)]
-    for include in (False, True):
-        if order_of is None:
-            order = _guard(name, g, lambda include=include: dominance_compact_order(
-                g.function, include_unreachable=include))
-        else:
-            order = order_of(include)
-        pos_list = [g.index.get(id(b)) for b in order]
-        want_len = g.n if include else len(reach)
-        if None in pos_list or len(set(pos_list)) != len(pos_list) or len(pos_list) != want_len:
-            raise AnalysisMismatch(name, g.fname, f"with include_unreachable={include}: "
-                                   f"{len(pos_list)} entries ({len(set(pos_list))} distinct) for "
-                                   f"{want_len} blocks")
-        if set(pos_list[: len(reach)]) != set(reach) or (pos_list and pos_list[0] != 0):
-            raise AnalysisMismatch(name, g.fname, "the reachable blocks do not come first, from the entry")
-        if include and pos_list[len(reach):] != unreachable:
-            raise AnalysisMismatch(name, g.fname, "unreachable blocks are not last in function order")
-    order_ix = {v: i for i, v in enumerate(pos_list[: len(reach)])}
+    if order_of is None:
+        order = _guard(name, g, lambda: dominance_compact_order(g.function))
+    else:
+        order = order_of()
+    pos_list = [g.index.get(id(b)) for b in order]
+    if None in pos_list or len(set(pos_list)) != len(pos_list) or len(pos_list) != len(reach):
+        raise AnalysisMismatch(name, g.fname, f"{len(pos_list)} entries ({len(set(pos_list) - {None})} "
+                               f"distinct blocks) for {len(reach)} reachable blocks")
+    if set(pos_list) != set(reach) or (pos_list and pos_list[0] != 0):
+        raise AnalysisMismatch(name, g.fname, "the order is not the reachable blocks, from the entry")
+    order_ix = {v: i for i, v in enumerate(pos_list)}
     loops = natural_loops(g)
     for h, body in loops.items():
         positions = sorted(order_ix[v] for v in _bits(body))

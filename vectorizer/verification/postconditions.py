@@ -25,6 +25,45 @@ def check_terminators(function: Any, after: str) -> None:
                                    f"block {_label(block)} {detail}")
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """The same SSA value, or equal constants (constants are not interned:
+    two `splat (i8 -128)` operands are two objects)."""
+    from ..ir.values import Constant
+
+    if a is b:
+        return True
+    return isinstance(a, Constant) and isinstance(b, Constant) and (a == b or str(a) == str(b))
+
+
+def check_phis(function: Any, after: str) -> None:
+    """Each phi has one incoming entry per predecessor, the predecessors read
+    from the terminators (not the use lists the passes maintain), and the
+    same value for a predecessor named twice (LLVM's rule for phis)."""
+    preds: dict[int, set[int]] = {}
+    for block in function.blocks:
+        for s in block.successors:
+            preds.setdefault(id(s), set()).add(id(block))
+    names = {id(b): b for b in function.blocks}
+    for block in function.blocks:
+        want = preds.get(id(block), set())
+        for phi in block.phis():
+            values: dict[int, Any] = {}
+            for value, pred in phi.incoming:
+                if id(pred) in values and not _same_value(values[id(pred)], value):
+                    raise AnalysisMismatch(f"phis after '{after}'", function.name,
+                                           f"{_label(phi)} in block {_label(block)} has two values for "
+                                           f"predecessor {_label(pred)}")
+                values[id(pred)] = value
+            have = set(values)
+            if have != want:
+                missing = [_label(names[i]) for i in want - have if i in names]
+                extra = [_label(b) for _, b in phi.incoming if id(b) in have - want]
+                detail = (f"no entry for predecessor {', '.join(sorted(missing))}" if missing
+                          else f"an entry for {', '.join(sorted(set(extra)))}, not a predecessor")
+                raise AnalysisMismatch(f"phis after '{after}'", function.name,
+                                       f"{_label(phi)} in block {_label(block)} has {detail}")
+
+
 def _pure_classes() -> tuple[type, ...]:
     from ..ir import instructions as I
 
