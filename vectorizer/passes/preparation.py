@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import llvm_bridge
 from ..analysis.data_layout import DataLayout
 from ..analysis.vectorizability import refusals_after_analysis, refusals_before_preparation
+from ..builtins.callees import lane_dependent_builtin
 from ..ir import parse_module, print_module
 from ..ir.cloning import clone_function
 from ..pass_manager import Pass, PassResult
@@ -69,6 +70,16 @@ class BuiltinInlining(Pass):
         inlined = inline_calls(state.fn, state.module)
         if inlined:
             state.outcome.remarks.append(f"inlined {inlined} call(s)")
+        for inst in state.fn.instructions():
+            callee = getattr(inst, "called_function", None)
+            if callee is None or callee.is_declaration:
+                continue
+            reached = lane_dependent_builtin(callee)
+            if reached is not None:
+                state.refuse(f"call to '{callee.name}' stays a call (it is recursive or cannot be inlined) and "
+                             f"reaches '{reached}', which in a call of the vectorized kernel would answer for "
+                             "the packet, not for each work-item")
+                return PassResult(changed=bool(inlined), stop=True)
         return PassResult(changed=bool(inlined))
 
 
