@@ -13,16 +13,18 @@ A recursive helper is
     T r(x..., int n) { if (n <= 0) return f(x..., n); return g(r(h(x..., n), n - 1), x..., n); }
 
 with `f`, `g` and each argument `h` drawn by the planner in the helper's
-context (pure expressions of the parameters; `n` is only read), with no
-global or local id query and no call to another helper
-(`Planner.lane_free`): the vectorized kernel calls `r` once per lane (or
-once, for uniform arguments) without inlining it, so a query inside would
-answer for the packet's first work-item. The vectorizer does not refuse
-such a kernel yet: it computes wrong values (a `get_global_id` in a
-recursive callee mismatches at W = 4, found by this shape), so the shape
-keeps away from it until the vectorizer refuses it. Mutual recursion (half of them): `a` calls `b` and `b`
-calls `a`, each with its own `f`, `g`, `h`, so neither calls itself
-directly. The kernel calls `r` (or `a`) once, at its top level, storing the
+context (pure expressions of the parameters; `n` is only read). Mostly
+(`1 - QUERIES`) with no global or local id query and no call to another
+helper (`Planner.lane_free`): the vectorized kernel calls `r` once per lane
+(or once, for uniform arguments) without inlining it, so a query inside
+would answer for the packet's first work-item, and the vectorizer refuses
+such a kernel (the call "stays a call and reaches" the query). The first
+version of this shape found that it did not (wrong values: every lane got
+lane 0's id); the rest of the time (`QUERIES`) the helpers may query ids
+and call earlier pure helpers, which keeps that refusal tested, but a
+refused kernel tests nothing else, hence the low rate. Mutual recursion
+(half of them): `a` calls `b` and `b` calls `a`, each with its own `f`,
+`g`, `h`, so neither calls itself directly. The kernel calls `r` (or `a`) once, at its top level, storing the
 result in a fresh output slot, with a depth that is a small constant or a
 value masked small (`e & 7`, `e urem m`: lanes recurse to different depths).
 Every call chain ends after at most eight levels.
@@ -49,6 +51,9 @@ INT_COMBINE = ((3.0, "add"), (2.0, "sub"), (1.5, "xor"), (1.0, "mul"), (1.0, "or
                (0.5, "urem"))
 FLOAT_COMBINE = ((3.0, "fadd"), (2.0, "fsub"), (2.0, "fmul"))
 MAX_DEPTH = 7
+# Chance that a recursive helper may query the work-item's id (and call
+# other helpers): the vectorizer must refuse the kernel.
+QUERIES = 0.15
 
 
 def add_recursion(p: Planner, body: list[Stmt], first: int) -> None:
@@ -64,8 +69,9 @@ def add_recursion(p: Planner, body: list[Stmt], first: int) -> None:
     pair = [_declare(p, data, ret, 0)]
     if c.boolean(0.5):
         pair.append(_declare(p, data, ret, 1))
+    lane_free = not c.boolean(QUERIES)
     for i, h in enumerate(pair):
-        _define(p, h, pair[(i + 1) % len(pair)])
+        _define(p, h, pair[(i + 1) % len(pair)], lane_free)
     # Only now: while they were drawn, the planner could not call them.
     p.helpers.extend(pair)
     p.scopes.append([])
@@ -81,12 +87,13 @@ def _declare(p: Planner, data: list[Ty], ret: Ty, index: int) -> Helper:
     return Helper(f"helper{len(p.helpers) + index}", [*params, depth], ret, [], None, depth=depth)
 
 
-def _define(p: Planner, h: Helper, callee: Helper) -> None:
+def _define(p: Planner, h: Helper, callee: Helper, lane_free: bool) -> None:
     """`base` and `result` of `h`, whose recursive call goes to `callee`
-    (`h` itself, or its partner)."""
+    (`h` itself, or its partner); `lane_free`: no per-lane id query, no
+    other helper call."""
     assert h.depth is not None and h.ret is not None
     saved = p.helper
-    p.helper, p.lane_free = h, True
+    p.helper, p.lane_free = h, lane_free
     p.scopes.append(list(h.params))
     try:
         # Mostly of the parameters (`varying`: the helper's parameters are), so

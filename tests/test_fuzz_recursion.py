@@ -10,6 +10,7 @@ import re
 import pytest
 
 import oracle
+from fuzz.coverage import _helper_uses_ids
 from fuzz.generator import generate, generate_kernel
 from fuzz.knobs import PROFILES
 from fuzz.plan import (
@@ -65,26 +66,42 @@ def _first(pred, profile: str = "calls", n: int = 60) -> int:
     raise AssertionError(f"no {profile} kernel of seeds 0..{n - 1} has the shape")
 
 
+def _queries(plan: KernelPlan) -> bool:
+    """Whether the recursive helpers query a per-lane id or call another helper."""
+    rec = _recursive(plan)
+    for h in rec:
+        for e in (h.result, h.base):
+            for x in walk_expr(e) if e is not None else ():
+                if isinstance(x, WorkItem) and x.kind in ("global_id", "local_id"):
+                    return True
+                if isinstance(x, Call) and x.helper not in rec:
+                    return True
+    return False
+
+
 def _is_mutual(plan: KernelPlan) -> bool:
-    return len(_recursive(plan)) == 2
+    return len(_recursive(plan)) == 2 and not _queries(plan)
 
 
 def _is_direct(plan: KernelPlan) -> bool:
-    return len(_recursive(plan)) == 1
+    return len(_recursive(plan)) == 1 and not _queries(plan)
 
 
 @pytest.mark.parametrize("profile", ["calls", "default"])
 def test_every_call_chain_is_bounded(profile: str) -> None:
     """A recursive helper steps to itself or its partner with `depth - 1` and
     stops at `depth <= 0`; the kernel calls it once, with a depth of at most
-    7; nothing else calls it. Both forms are drawn."""
+    7; nothing else calls it. Both forms are drawn, and mostly without a
+    per-lane id query or another helper call in the recursive helpers."""
     forms = set()
+    queries = 0
     for seed in range(80):
         plan = generate_kernel(seed, profile=profile).plan
         rec = _recursive(plan)
         if not rec:
             continue
         forms.add(len(rec))
+        queries += _queries(plan)
         names = {h.name for h in rec}
         calls = [(where, c) for where, c in _calls(plan) if c.helper.name in names]
         kernel_calls = [c for where, c in calls if where == "kernel"]
@@ -95,20 +112,16 @@ def test_every_call_chain_is_bounded(profile: str) -> None:
             assert h.depth is h.params[-1] and h.depth.ty == I32 and h.base is not None and h.ret is not None
             inner = [c for where, c in calls if where == h.name]
             partner = rec[(rec.index(h) + 1) % len(rec)]
-            assert [c.helper for c in inner] == [partner], (seed, h.name)
+            assert [c.helper for c in inner if c.helper in rec] == [partner], (seed, h.name)
             step = inner[0].args[-1]
             assert isinstance(step, Bin) and step.op == "sub" and isinstance(step.a, VarRef) \
                 and step.a.var is h.depth and isinstance(step.b, Const) and step.b.value == 1
             assert not h.has_side_effects and not h.body
-            # Called per lane without inlining: no per-lane id query, no other call.
-            for x in walk_expr(h.result) if h.result is not None else ():
-                assert not (isinstance(x, WorkItem) and x.kind in ("global_id", "local_id")), seed
-                assert not isinstance(x, Call) or x.helper is partner, seed
             for x in walk_expr(h.base):
-                assert not (isinstance(x, WorkItem) and x.kind in ("global_id", "local_id")), seed
-                assert not isinstance(x, (Call, Lin)), seed
+                assert not isinstance(x, Lin) and (not isinstance(x, Call) or not x.helper.recursive), seed
         assert not [where for where, _ in calls if where not in names | {"kernel"}], seed
     assert forms == {1, 2}, forms
+    assert queries <= 8, queries  # QUERIES = 0.15 of at most about 45 recursive kernels
 
 
 def test_recursive_helpers_in_ir_and_pseudo_c() -> None:
@@ -137,6 +150,21 @@ def test_recursive_kernels_match(form: str) -> None:
     bad = [f"W={r.width} dim={r.dim}: {r.status}: {r.detail}" for r in report.results if r.status in FAILING]
     assert not bad, f"generate({seed}, profile='calls')\n" + "\n".join(bad)
     assert any(r.status == "match" for r in report.results), report.summary
+
+
+def test_recursive_helper_reading_ids_is_refused() -> None:
+    """A recursive helper that queries a per-lane id (or calls a helper that
+    may) cannot run once per lane for the packet: the vectorizer refuses
+    the kernel (the call stays a call and reaches the query), never
+    computes it wrong."""
+    for seed in range(200):
+        plan = generate_kernel(seed, profile="calls").plan
+        if _recursive(plan) and _queries(plan) and _helper_uses_ids(_recursive(plan)[0]):
+            report = oracle.check(generate(seed, profile="calls"), timeout=30, widths=[4])
+            assert {r.status for r in report.results} == {"not-vectorized"}, report.summary
+            assert all("stays a call" in r.detail for r in report.results), report.summary
+            return
+    raise AssertionError("no recursive helper reading a work-item id in 200 calls kernels")
 
 
 def test_rates_in_the_rotation() -> None:
