@@ -431,6 +431,9 @@ class ControlFlowConversion:
         call = b.call(callee, args, name=inst.name if not isinstance(inst.type, T.VoidType) else None)
         if inst.uses:
             inst.replace_all_uses_with(call)
+        # The values a uniform loop exit stores later are held here, not as uses.
+        for pending in self._delayed.values():
+            pending[:] = [(var, call if value is inst else value) for var, value in pending]
         inst.erase_from_parent()
         self.stats["masked"] = self.stats.get("masked", 0) + 1
 
