@@ -570,16 +570,12 @@ class Planner:
     def _observe(self, var: Var) -> Stmt:
         """Store a variable into a fresh output slot (so its value is compared)."""
         value: Expr = VarRef(var)
-        if self.helper is not None:
-            assert self.helper.out is not None
-            buf = self.helper.out
-            if var.ty != buf.elem:
-                value = self.expr(buf.elem, 1, ANY)
-        else:
-            if var.ty.is_bool:
-                value = Cast("zext", value, I8.with_lanes(var.ty.lanes))
-            value = _in_memory(value)
-            buf = self.out_buf(value.ty)
+        if self.helper is None:
+            return self.store_value(value)
+        assert self.helper.out is not None
+        buf = self.helper.out
+        if var.ty != buf.elem:
+            value = self.expr(buf.elem, 1, ANY)
         slot = buf.slots
         buf.slots += 1
         return Store(buf, slot, value)
