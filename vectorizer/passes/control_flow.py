@@ -51,7 +51,7 @@ class ControlFlowConversion(Pass):
             vector_predication="VectorPredication" in choices,
             roscc="LinearizeBOSCC" not in choices,
             boscc="LinearizeBOSCC" in choices,
-            checkpoint=state.checkpoint or (lambda step: None),
+            checkpoint=state.checkpoint,
         )
         state.outcome.remarks.extend(converted.remarks)
         if converted.invalid_ir is not None:

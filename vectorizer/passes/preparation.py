@@ -70,10 +70,12 @@ class BuiltinInlining(Pass):
         inlined = inline_calls(state.fn, state.module)
         if inlined:
             state.outcome.remarks.append(f"inlined {inlined} call(s)")
+        checked: set[int] = set()  # each callee once, however many calls it has
         for inst in state.fn.instructions():
             callee = getattr(inst, "called_function", None)
-            if callee is None or callee.is_declaration:
+            if callee is None or callee.is_declaration or id(callee) in checked:
                 continue
+            checked.add(id(callee))
             reached = lane_dependent_builtin(callee)
             if reached is not None:
                 state.refuse(f"call to '{callee.name}' stays a call (it is recursive or cannot be inlined) and "

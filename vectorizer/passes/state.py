@@ -18,6 +18,10 @@ from ..ir import values as V
 from ..target import TargetInfo
 
 
+def _unchecked(step: str) -> None:
+    """The checkpoint of a run without `verify_analyses`: nothing to check."""
+
+
 @dataclass
 class KernelState:
     """The request being served and everything the passes hand on."""
@@ -52,7 +56,7 @@ class KernelState:
     kernel_body: Any = None
     # Set with `verify_analyses`: a pass that runs several transforms calls
     # it with a step's name after each, to have the IR checked there.
-    checkpoint: Callable[[str], None] | None = None
+    checkpoint: Callable[[str], None] = _unchecked
     t0: float = field(default_factory=time.perf_counter)
 
     def refuse(self, *remarks: str) -> None:
