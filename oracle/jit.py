@@ -30,7 +30,9 @@ _MEMORY = re.compile(r"\s*\bmemory\([^)]*\)")
 # The same effects in the spelling before LLVM 16 (Vecz's lit tests use it).
 _LEGACY_MEMORY = re.compile(
     r"\s(?:readnone|readonly|writeonly|argmemonly|inaccessiblememonly|inaccessiblemem_or_argmemonly)(?=[\s}]|$)", re.M)
-_ATTR_LINE = re.compile(r"^(?:attributes #\d+ = \{|define |declare ).*$", re.M)
+# Matched with the newline before: a pattern that starts with a literal is
+# searched for fast, where `^` under re.M is tried at every position.
+_ATTR_LINE = re.compile(r"\n(?:attributes #\d+ = \{|define |declare )[^\n]*")
 
 
 def target_machine(opt: int = 2) -> llvm.TargetMachine:
@@ -113,7 +115,14 @@ def strip_memory_effects(text: str) -> str:
     reads across work-items. The older spelling (`readonly`...) too: even at
     -O0, instruction selection drops a call to a `readonly` kernel whose
     result is unused (Vecz's lit kernels are marked so and do write)."""
-    return _ATTR_LINE.sub(lambda m: _LEGACY_MEMORY.sub("", _MEMORY.sub("", m.group(0))), text)
+    def strip(m: re.Match[str]) -> str:
+        line = m.group(0)
+        # Every effect spelling has one of these (most lines have none).
+        if "mem" not in line and "read" not in line and "only" not in line:
+            return line
+        return _LEGACY_MEMORY.sub("", _MEMORY.sub("", line))
+
+    return _ATTR_LINE.sub(strip, "\n" + text)[1:]
 
 
 def native_text(text: str) -> str:
@@ -151,14 +160,27 @@ def _drop_unreachable(mod: llvm.ModuleRef, tm: llvm.TargetMachine, roots: list[s
     """Delete the functions nothing we run can call (the file's other kernels
     and their helpers): they may use what the runtime cannot provide or LLVM
     cannot compile for the host (barriers, images and samplers)."""
-    live = _reachable(mod, roots)
+    # Every definition but the roots is made internal for LLVM's global DCE,
+    # which keeps exactly what the roots reach (through calls, any other
+    # reference, and the globals that stay); the survivors then get their
+    # linkage back. Finding what the roots reach ourselves meant printing
+    # the whole linked module and reading it again.
+    keep = set(roots)
+    linkage: dict[str, llvm.Linkage] = {}
     for f in mod.functions:
-        if not f.is_declaration and f.name not in live:
-            f.linkage = llvm.Linkage.internal
+        if not f.is_declaration:
+            name = f.name
+            if name not in keep:
+                linkage[name] = f.linkage
+                f.linkage = llvm.Linkage.internal
     pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
     mpm = llvm.create_new_module_pass_manager()
     mpm.add_global_dead_code_eliminate_pass()
     mpm.run(mod, pb)
+    for f in mod.functions:
+        was = linkage.get(f.name)
+        if was is not None and was != llvm.Linkage.internal:
+            f.linkage = was
 
 
 _DEFINE = re.compile(r'^define\b[^\n]*?@("(?:[^"\\]|\\.)*"|[-\w$.]+)\s*\(', re.M)
@@ -190,6 +212,35 @@ def _functions(mod: llvm.ModuleRef) -> list[tuple[str, bool, llvm.ValueRef]]:
     read once: each name and flag is a foreign call, and a build asks both
     of every module twice (its declarations, and what its kernel reaches)."""
     return [(f.name, f.is_declaration, f) for f in mod.functions]
+
+
+# With the newline before (see _ATTR_LINE); `_DEFINE` alike, for `_definitions`.
+_DECLARE = re.compile(r'\ndeclare\b[^\n]*?@("(?:[^"\\]|\\.)*"|[-\w$.]+)\s*\(')
+_DEFINE_NL = re.compile(r'\ndefine\b[^\n]*?@("(?:[^"\\]|\\.)*"|[-\w$.]+)\s*\(')
+
+
+def _text_declarations(text: str) -> list[str] | None:
+    """The functions `text` (a module's text) declares without defining,
+    None when a declaration is spelt so that we cannot read its name."""
+    text = "\n" + text
+    names = _DECLARE.findall(text)
+    if len(names) != text.count("\ndeclare"):
+        return None
+    return [_symbol_name(t) for t in names]
+
+
+def _definitions(mod: llvm.ModuleRef, text: str) -> list[llvm.ValueRef]:
+    """The functions `mod` defines, found by name from `text`, the text it
+    was parsed from: looking a few names up is cheaper than asking every
+    function of the module (declarations included) whether it is one."""
+    text = "\n" + text
+    names = _DEFINE_NL.findall(text)
+    try:
+        if len(names) != text.count("\ndefine"):
+            raise NameError  # a definition spelt so that we cannot read its name
+        return [mod.get_function(_symbol_name(t)) for t in names]
+    except NameError:  # ask every function
+        return [f for f in mod.functions if not f.is_declaration]
 
 
 def _reachable(mod: llvm.ModuleRef, roots: list[str], text: str | None = None,
@@ -330,9 +381,15 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         except NameError:
             errors[v.key] = ("vectorizer-error", f"vectorized function {v.function} not in output")
             continue
-        vtable = _functions(vm)
-        vused = _reachable_declarations(vm, [v.function], vm_text, vtable)
-        new = {n: s for n, s in _declared(vm, vtable).items() if n not in scalar_decls and n in vused}
+        new: dict[str, FnSig] = {}
+        # Only a declaration the scalar module lacks needs checking: read
+        # the module's functions (one foreign call each) only when its text
+        # has one.
+        decls = _text_declarations(vm_text)
+        if decls is None or any(n not in scalar_decls and not n.startswith("llvm.") for n in decls):
+            vtable = _functions(vm)
+            vused = _reachable_declarations(vm, [v.function], vm_text, vtable)
+            new = {n: s for n, s in _declared(vm, vtable).items() if n not in scalar_decls and n in vused}
         try:
             _check_symbols(new)
         except Unsupported as exc:
@@ -342,8 +399,8 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         if parse_fn_type(str(vf.global_value_type)) != ksig:
             errors[v.key] = ("vectorizer-error", f"{v.function} has signature {vf.global_value_type}, kernel has {kfn.global_value_type}")
             continue
-        for f in vm.functions:
-            if not f.is_declaration and f.name != v.function and f.linkage == llvm.Linkage.external:
+        for f in _definitions(vm, vm_text):
+            if f.name != v.function and f.linkage == llvm.Linkage.external:
                 f.linkage = llvm.Linkage.linkonce_odr
         for g in vm.global_variables:
             # __local globals too: packets and scalar remainders share them.
