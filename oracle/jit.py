@@ -425,7 +425,7 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     _drop_unreachable(main, tm, roots)
     declared = _declared(main)
     rt_text, _ = runtime.runtime_module(declared, kernel, ksig, shapes, workgroup.local_globals(main, tm.target_data),
-                                        sanitized=info.entry if info else None)
+                                        sanitized=info.entry if info else None, shared_drivers=opt == 0)
     # External globals (Vecz's lit tests model local memory so) get a zeroed
     # definition: reading them must not fault.
     for g in main.global_variables:

@@ -578,6 +578,12 @@ def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
     return [f"  call {sig.ret} @{quote_name(fn)}({args})"]
 
 
+def _call_pointer(fn: str, sig: FnSig) -> list[str]:
+    """A call of the kernel-typed function whose address is SSA value `fn`."""
+    args = ", ".join(f"{t} %arg{i}" for i, t in enumerate(sig.params))
+    return [f"  call {sig.ret} {fn}({args})"]
+
+
 def _set_item() -> list[str]:
     """Store the running work-item's global linear id + 1 in `@__oracle_san_item`."""
     lines = []
@@ -614,7 +620,11 @@ def driver(
     a new barrier interval for the sanitizer, zeroed `__local` globals).
     `sanitized` drives the sanitized copy: it also keeps
     `@__oracle_san_item` up to date."""
-    lines = [f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{", "entry:"]
+    if vector is not None and vector[0] is None:
+        lines = [f"define internal void @{quote_name(name)}(ptr %args, ptr %cfg, ptr %v.fn, i64 %v.width, "
+                 "i64 %v.dim, i1 %v.pred) {", "entry:"]
+    else:
+        lines = [f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{", "entry:"]
     if reverse:
         # Move the kernel's stack frame too: a kernel that writes the address
         # of a private variable then gives other bytes, and is caught.
@@ -634,7 +644,34 @@ def driver(
         lines.append(f"  %gs{d} = mul i64 %c{d}, %c{3 + d}")
         lines += _set_state(16 + d, f"%gs{d}")
     lines += _set_state(15, "%c9")
-    lines += subgroups_state(vector, "%cfg")
+    shared = vector is not None and vector[0] is None
+    if shared:
+        # The shape comes from the arguments (see `shared_vector_driver`):
+        # the chunked dimension's size and the two others, which the loops
+        # nest in the same order as a driver made for one dim.
+        lines += [
+            "  %v.cdp = getelementptr i64, ptr %cfg, i64 %v.dim",
+            "  %v.cdim = load i64, ptr %v.cdp, align 8",
+            "  %v.is0 = icmp eq i64 %v.dim, 0",
+            "  %v.o0 = select i1 %v.is0, i64 1, i64 0",
+            "  %v.is2 = icmp eq i64 %v.dim, 2",
+            "  %v.o1 = select i1 %v.is2, i64 1, i64 2",
+            "  %v.co0p = getelementptr i64, ptr %cfg, i64 %v.o0",
+            "  %v.co0 = load i64, ptr %v.co0p, align 8",
+            "  %v.co1p = getelementptr i64, ptr %cfg, i64 %v.o1",
+            "  %v.co1 = load i64, ptr %v.co1p, align 8",
+        ]
+        # The sub-group geometry: the lines of a predicated and of an
+        # unpredicated driver, chosen at run time where they differ.
+        on = subgroups_state((None, "%v.width", "%v.dim", True), "%cfg")
+        off = subgroups_state((None, "%v.width", "%v.dim", False), "%cfg")
+        if on == off:
+            lines += on
+        else:
+            lines += ["  br i1 %v.pred, label %v.sgp, label %v.sgn", "v.sgp:", *on, "  br label %v.sgd",
+                      "v.sgn:", *off, "  br label %v.sgd", "v.sgd:"]
+    else:
+        lines += subgroups_state(vector, "%cfg")
     lines.append("  %nloc.p = getelementptr i64, ptr %cfg, i64 10")
     lines.append("  %nloc = load i64, ptr %nloc.p, align 8")
     # Local buffers start every group zeroed, identically for both runs.
@@ -666,10 +703,18 @@ def driver(
         _loop(items, "l2", "%c2", i2 + _set_state(2, v2) + l1loop)
     else:
         vfn, width, dim, pred = vector
-        others = [d for d in range(3) if d != dim]
+        if shared:
+            width, dim = "%v.width", "%v.dim"  # type: ignore[assignment]
+            call = _call_pointer("%v.fn", sig)
+            cdim, o0, o1, co0, co1 = "%v.cdim", "%v.o0", "%v.o1", "%v.co0", "%v.co1"
+        else:
+            call = _call_kernel(vfn, sig, "v")
+            others = [d for d in range(3) if d != dim]
+            cdim, o0, o1 = f"%c{dim}", others[0], others[1]
+            co0, co1 = f"%c{o0}", f"%c{o1}"
         chunk: list[str] = []
         chunk += _set_state(dim, "%b")
-        chunk += _call_kernel(vfn, sig, "v")
+        chunk += call
         # Full chunks: b = 0, W, 2W, ... while b + W <= L[dim].
         lines_chunks = [
             "  store i64 0, ptr %l0.slot, align 8",
@@ -677,28 +722,26 @@ def driver(
             "ch.head:",
             "  %b = load i64, ptr %l0.slot, align 8",
             f"  %b.end = add i64 %b, {width}",
-            f"  %ch.go = icmp ule i64 %b.end, %c{dim}",
+            f"  %ch.go = icmp ule i64 %b.end, {cdim}",
             "  br i1 %ch.go, label %ch.body, label %ch.exit",
             "ch.body:",
             *chunk,
             "  store i64 %b.end, ptr %l0.slot, align 8",
             "  br label %ch.head",
             "ch.exit:",
-            f"  %rem.any = icmp ult i64 %b, %c{dim}",
+            f"  %rem.any = icmp ult i64 %b, {cdim}",
             "  br i1 %rem.any, label %rem, label %rem.done",
             "rem:",
         ]
-        if pred:
-            lines_chunks += _set_state(dim, "%b")
-            lines_chunks += _call_kernel(vfn, sig, "p")
-        else:
+        # The remainder: one predicated call, or scalar work-items.
+        def remainder_items() -> list[str]:
             rem_body = _set_state(dim, "%r") + _call_kernel(kernel, sig, "r")
-            lines_chunks += [
+            return [
                 "  store i64 %b, ptr %k.slot, align 8",
                 "  br label %r.head",
                 "r.head:",
                 "  %r = load i64, ptr %k.slot, align 8",
-                f"  %r.go = icmp ult i64 %r, %c{dim}",
+                f"  %r.go = icmp ult i64 %r, {cdim}",
                 "  br i1 %r.go, label %r.body, label %r.exit",
                 "r.body:",
                 *rem_body,
@@ -707,13 +750,21 @@ def driver(
                 "  br label %r.head",
                 "r.exit:",
             ]
+
+        if shared:
+            lines_chunks += ["  br i1 %v.pred, label %rem.p, label %rem.s", "rem.p:", *_set_state(dim, "%b"), *call,
+                             "  br label %rem.done", "rem.s:", *remainder_items()]
+        elif pred:
+            lines_chunks += _set_state(dim, "%b") + _call_kernel(vfn, sig, "p")
+        else:
+            lines_chunks += remainder_items()
         lines_chunks += ["  br label %rem.done", "rem.done:"]
         # Loop the two other dimensions around the chunk loop (l1/l2 counters).
         inner_var, outer_var = ("l1", "l2")
         tmp: list[str] = []
-        _loop(tmp, inner_var, f"%c{others[0]}", _set_state(others[0], f"%{inner_var}") + lines_chunks)
+        _loop(tmp, inner_var, co0, _set_state(o0, f"%{inner_var}") + lines_chunks)
         items = []
-        _loop(items, outer_var, f"%c{others[1]}", _set_state(others[1], f"%{outer_var}") + tmp)
+        _loop(items, outer_var, co1, _set_state(o1, f"%{outer_var}") + tmp)
     group: list[str] = list(prologue)
     _loop(group, "k", "%nloc", reset)
     group += items
@@ -732,6 +783,31 @@ def driver(
 
 
 SANITIZED_DRIVER = "__oracle_run_sanitized"
+SHARED_VECTOR_DRIVER = "__oracle_run_vector"
+
+
+def shared_vector_driver(kernel: str, sig: FnSig, prologue: Sequence[str] = ()) -> str:
+    """The vectorized drivers' loops once per module, for `variant_thunk`:
+    `SHARED_VECTOR_DRIVER(args, cfg, ptr fn, i64 width, i64 dim, i1
+    predicated)` runs vectorized function `fn` as `driver` runs it for
+    `(fn, width, dim, predicated)`, the shape read from its arguments. One
+    copy of the loops instead of one per variant: the code generator's time
+    on the drivers no longer grows with the number of variants."""
+    return driver(SHARED_VECTOR_DRIVER, kernel, sig, (None, 0, 0, False), prologue=prologue)  # type: ignore[arg-type]
+
+
+def variant_thunk(name: str, sig: FnSig, vector: tuple[str, int, int, bool]) -> str:
+    """Driver `name` of one variant (the contract of `driver`), calling the
+    shared loops (`shared_vector_driver`) with its shape."""
+    vfn, width, dim, pred = vector
+    return "\n".join([
+        f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
+        "entry:",
+        f"  call void @{SHARED_VECTOR_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(vfn)}, i64 {width}, "
+        f"i64 {dim}, i1 {'true' if pred else 'false'})",
+        "  ret void",
+        "}",
+    ])
 
 
 def subgroups_state(vector: tuple[str, int, int, bool] | None, cfg: str) -> list[str]:
@@ -756,6 +832,7 @@ def runtime_module(
     local_globals: Sequence[LocalGlobal] = (),
     *,
     sanitized: str | None = None,
+    shared_drivers: bool = False,
 ) -> tuple[str, list[str]]:
     """The runtime module text: state, builtin definitions for `declared`
     (name -> signature) and drivers. `variants` are (driver name, vector
@@ -763,7 +840,10 @@ def runtime_module(
     globals (workgroup.local_globals). Modules declaring a barrier get the
     work-group runtime's fiber drivers. `sanitized` names the sanitized copy
     of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
-    Returns (text, names left undefined)."""
+    `shared_drivers`: the plain vectorized drivers share one copy of their
+    loops (`shared_vector_driver`), which the code generator compiles once,
+    instead of one specialised to each variant's shape (which the optimiser
+    makes the most of). Returns (text, names left undefined)."""
     from . import workgroup
 
     em = _Emitter()
@@ -799,8 +879,14 @@ def runtime_module(
         ]
         if sanitized is not None:
             drivers.append(driver(SANITIZED_DRIVER, sanitized, kernel_sig, None, prologue=pro, sanitized=True))
+        one_copy = shared_drivers and len(variants) > 1 and all(0 <= dim < 3 for _, _, _, dim, _ in variants)
+        if one_copy:
+            drivers.append(shared_vector_driver(kernel, kernel_sig, prologue=pro))
         for dname, vfn, w, dim, pred in variants:
-            drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred), prologue=pro))
+            if one_copy:
+                drivers.append(variant_thunk(dname, kernel_sig, (vfn, w, dim, pred)))
+            else:
+                drivers.append(driver(dname, kernel, kernel_sig, (vfn, w, dim, pred), prologue=pro))
     # The sanitizer's run-time library (another module) reads these: external
     # then; internal otherwise, so that optimised programs (the benchmark's)
     # keep all their freedom.
