@@ -306,14 +306,38 @@ def _in_process(name: str) -> bool:
     return True
 
 
+# (name, signature) -> whether the runtime defines that builtin, or the
+# message of the Unsupported it raises: the same few builtins come back in
+# every kernel of a campaign, and making a definition (the builtin library's
+# in particular) only to see that there is one cost a millisecond each.
+_DEFINES: dict[tuple[str, FnSig], bool | str] = {}
+
+
+def _runtime_defines(name: str, sig: FnSig) -> bool:
+    """Whether `runtime.builtin_definition` gives `name` a definition (it
+    depends on nothing but the name and the signature); raises its
+    Unsupported."""
+    got = _DEFINES.get((name, sig))
+    if got is None:
+        try:
+            got = runtime.builtin_definition(name, sig, runtime._Emitter()) is not None
+        except Unsupported as exc:
+            got = str(exc)
+        if len(_DEFINES) > 4096:
+            _DEFINES.clear()
+        _DEFINES[(name, sig)] = got
+    if isinstance(got, str):
+        raise Unsupported(got)
+    return got
+
+
 def _check_symbols(names: dict[str, FnSig]) -> None:
     """Raise Unsupported for declared functions neither the runtime nor the
     host process can provide."""
-    em = runtime._Emitter()
     for name, sig in names.items():
         if name.startswith("__oracle_san_"):
             continue  # the sanitizer's library (published before the engine is made)
-        if runtime.builtin_definition(name, sig, em) is None and not _in_process(name):
+        if not _runtime_defines(name, sig) and not _in_process(name):
             raise Unsupported(f"undefined function {name}")
 
 
