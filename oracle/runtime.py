@@ -578,10 +578,24 @@ def _call_kernel(fn: str, sig: FnSig, tag: str) -> list[str]:
     return [f"  call {sig.ret} @{quote_name(fn)}({args})"]
 
 
-def _call_pointer(fn: str, sig: FnSig) -> list[str]:
-    """A call of the kernel-typed function whose address is SSA value `fn`."""
-    args = ", ".join(f"{t} %arg{i}" for i, t in enumerate(sig.params))
-    return [f"  call {sig.ret} {fn}({args})"]
+def _call_pointer(stub: str) -> list[str]:
+    """A call of the `_call_stub` whose address is SSA value `stub`."""
+    return [f"  call void {stub}(ptr %args)"]
+
+
+def _call_stub(name: str, fn: str, sig: FnSig) -> str:
+    """`name(ptr args)`: reads the kernel's arguments from the blob and
+    calls `fn` with them. The shared drivers call kernels through these:
+    the call of `fn` is direct, so the code generator passes each argument
+    as `fn`'s own parameter attributes say (`byval` copies, `signext`...),
+    which it cannot do for a call through a pointer of the kernel's type.
+    The blob does not change during a run: reading it at each call is
+    reading it once."""
+    lines = [f"define internal void @{quote_name(name)}(ptr %args) {{", "entry:"]
+    for i, t in enumerate(sig.params):
+        lines.append(f"  %argp{i} = getelementptr i8, ptr %args, i64 {i * ARG_SLOT}")
+        lines.append(f"  %arg{i} = load {t}, ptr %argp{i}, align 1")
+    return "\n".join([*lines, *_call_kernel(fn, sig, ""), "  ret void", "}"])
 
 
 def _set_item() -> list[str]:
@@ -611,6 +625,7 @@ def driver(
     name: str, kernel: str, sig: FnSig, vector: tuple[str, int, int, bool] | None, reverse: bool = False,
     prologue: Sequence[str] = (),
     sanitized: bool = False,
+    shared_items: bool = False,
 ) -> str:
     """The IR of driver `name`: scalar when `vector` is None, else
     `(vector function, width, dim, predicated)`. `reverse` runs the scalar
@@ -619,10 +634,15 @@ def driver(
     `prologue`: IR lines run at every group's start (workgroup.group_prologue:
     a new barrier interval for the sanitizer, zeroed `__local` globals).
     `sanitized` drives the sanitized copy: it also keeps
-    `@__oracle_san_item` up to date."""
+    `@__oracle_san_item` up to date. `shared_items` (with `vector` None):
+    the scalar loops of `shared_items_driver`, the kernel, the order and the
+    sanitizer's bookkeeping taken from the arguments."""
     if vector is not None and vector[0] is None:
         lines = [f"define internal void @{quote_name(name)}(ptr %args, ptr %cfg, ptr %v.fn, i64 %v.width, "
                  "i64 %v.dim, i1 %v.pred) {", "entry:"]
+    elif shared_items:
+        lines = [f"define internal void @{quote_name(name)}(ptr %args, ptr %cfg, ptr %s.fn, i1 %s.rev, "
+                 "i1 %s.san) {", "entry:"]
     else:
         lines = [f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{", "entry:"]
     if reverse:
@@ -631,7 +651,7 @@ def driver(
         lines += ["  %pad = alloca [4160 x i8], align 64", "  store volatile i8 0, ptr %pad, align 64"]
     for v in ("g0", "g1", "g2", "l0", "l1", "l2", "k"):
         lines.append(f"  %{v}.slot = alloca i64, align 8")
-    for i, t in enumerate(sig.params):
+    for i, t in enumerate(sig.params if not shared_items else ()):  # the stubs read them there
         lines.append(f"  %argp{i} = getelementptr i8, ptr %args, i64 {i * ARG_SLOT}")
         lines.append(f"  %arg{i} = load {t}, ptr %argp{i}, align 1")
     for i in range(10):
@@ -686,6 +706,9 @@ def driver(
     ]
     def index(var: str, bound: str) -> tuple[list[str], str]:
         # Counter `var` read forwards, or backwards (bound - 1 - var).
+        if shared_items:
+            return [f"  %{var}.m = sub i64 {bound}, 1", f"  %{var}.r = sub i64 %{var}.m, %{var}",
+                    f"  %{var}.i = select i1 %s.rev, i64 %{var}.r, i64 %{var}"], f"%{var}.i"
         if not reverse:
             return [], f"%{var}"
         return [f"  %{var}.m = sub i64 {bound}, 1", f"  %{var}.r = sub i64 %{var}.m, %{var}"], f"%{var}.r"
@@ -693,8 +716,12 @@ def driver(
     if vector is None:
         i0, v0 = index("l0", "%c0")
         l0loop: list[str] = []
-        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + (_set_item() if sanitized else [])
-              + _call_kernel(kernel, sig, "s"))
+        if shared_items:
+            item = ["  br i1 %s.san, label %s.item, label %s.call", "s.item:", *_set_item(), "  br label %s.call",
+                    "s.call:", *_call_pointer("%s.fn")]
+        else:
+            item = (_set_item() if sanitized else []) + _call_kernel(kernel, sig, "s")
+        _loop(l0loop, "l0", "%c0", i0 + _set_state(0, v0) + item)
         i1, v1 = index("l1", "%c1")
         l1loop: list[str] = []
         _loop(l1loop, "l1", "%c1", i1 + _set_state(1, v1) + l0loop)
@@ -705,7 +732,7 @@ def driver(
         vfn, width, dim, pred = vector
         if shared:
             width, dim = "%v.width", "%v.dim"  # type: ignore[assignment]
-            call = _call_pointer("%v.fn", sig)
+            call = _call_pointer("%v.fn")
             cdim, o0, o1, co0, co1 = "%v.cdim", "%v.o0", "%v.o1", "%v.co0", "%v.co1"
         else:
             call = _call_kernel(vfn, sig, "v")
@@ -788,22 +815,54 @@ SHARED_VECTOR_DRIVER = "__oracle_run_vector"
 
 def shared_vector_driver(kernel: str, sig: FnSig, prologue: Sequence[str] = ()) -> str:
     """The vectorized drivers' loops once per module, for `variant_thunk`:
-    `SHARED_VECTOR_DRIVER(args, cfg, ptr fn, i64 width, i64 dim, i1
-    predicated)` runs vectorized function `fn` as `driver` runs it for
-    `(fn, width, dim, predicated)`, the shape read from its arguments. One
+    `SHARED_VECTOR_DRIVER(args, cfg, ptr stub, i64 width, i64 dim, i1
+    predicated)` runs the vectorized function that `stub` (a `_call_stub`)
+    calls as `driver` runs it for `(function, width, dim, predicated)`, the
+    shape read from its arguments. One
     copy of the loops instead of one per variant: the code generator's time
     on the drivers no longer grows with the number of variants."""
     return driver(SHARED_VECTOR_DRIVER, kernel, sig, (None, 0, 0, False), prologue=prologue)  # type: ignore[arg-type]
 
 
-def variant_thunk(name: str, sig: FnSig, vector: tuple[str, int, int, bool]) -> str:
-    """Driver `name` of one variant (the contract of `driver`), calling the
-    shared loops (`shared_vector_driver`) with its shape."""
-    vfn, width, dim, pred = vector
+SHARED_ITEMS_DRIVER = "__oracle_run_items"
+
+
+def shared_items_driver(sig: FnSig, prologue: Sequence[str] = ()) -> str:
+    """The scalar drivers' loops once per module, for `items_thunk`:
+    `SHARED_ITEMS_DRIVER(args, cfg, ptr stub, i1 reversed, i1 sanitized)`
+    runs the function that `stub` (a `_call_stub`) calls on every work-item
+    as `driver` runs a scalar kernel, forwards or backwards, keeping
+    `@__oracle_san_item` up to date when `sanitized`."""
+    return driver(SHARED_ITEMS_DRIVER, "", sig, None, prologue=prologue, shared_items=True)
+
+
+def items_thunk(name: str, fn: str, sig: FnSig, reverse: bool = False, sanitized: bool = False) -> str:
+    """Scalar driver `name` (the contract of `driver`) of function `fn`,
+    calling the shared loops (`shared_items_driver`) with its `_call_stub`.
+    The reversed run's frame holds the pad that shifts the kernel's stack
+    (see `driver`)."""
+    pad = ["  %pad = alloca [4160 x i8], align 64", "  store volatile i8 0, ptr %pad, align 64"] if reverse else []
     return "\n".join([
+        _call_stub(name + ".call", fn, sig),
         f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
         "entry:",
-        f"  call void @{SHARED_VECTOR_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(vfn)}, i64 {width}, "
+        *pad,
+        f"  call void @{SHARED_ITEMS_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(name + '.call')}, "
+        f"i1 {'true' if reverse else 'false'}, i1 {'true' if sanitized else 'false'})",
+        "  ret void",
+        "}",
+    ])
+
+
+def variant_thunk(name: str, sig: FnSig, vector: tuple[str, int, int, bool]) -> str:
+    """Driver `name` of one variant (the contract of `driver`), calling the
+    shared loops (`shared_vector_driver`) with its shape and `_call_stub`."""
+    vfn, width, dim, pred = vector
+    return "\n".join([
+        _call_stub(name + ".call", vfn, sig),
+        f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
+        "entry:",
+        f"  call void @{SHARED_VECTOR_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(name + '.call')}, i64 {width}, "
         f"i64 {dim}, i1 {'true' if pred else 'false'})",
         "  ret void",
         "}",
@@ -840,10 +899,11 @@ def runtime_module(
     globals (workgroup.local_globals). Modules declaring a barrier get the
     work-group runtime's fiber drivers. `sanitized` names the sanitized copy
     of the kernel (oracle.instrument), driven by `SANITIZED_DRIVER`.
-    `shared_drivers`: the plain vectorized drivers share one copy of their
-    loops (`shared_vector_driver`), which the code generator compiles once,
-    instead of one specialised to each variant's shape (which the optimiser
-    makes the most of). Returns (text, names left undefined)."""
+    `shared_drivers`: the plain drivers share one copy of their loops, the
+    scalar ones (`shared_items_driver`) and the vectorized ones
+    (`shared_vector_driver`), which the code generator compiles once,
+    instead of one specialised to each run and variant's shape (which the
+    optimiser makes the most of). Returns (text, names left undefined)."""
     from . import workgroup
 
     em = _Emitter()
@@ -873,12 +933,21 @@ def runtime_module(
                                           sanitized=sanitized, active_members=uses_active_members(declared))]
     else:
         pro = workgroup.group_prologue(local_globals)
-        drivers = [
-            driver("__oracle_run_scalar", kernel, kernel_sig, None, prologue=pro),
-            driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True, prologue=pro),
-        ]
-        if sanitized is not None:
-            drivers.append(driver(SANITIZED_DRIVER, sanitized, kernel_sig, None, prologue=pro, sanitized=True))
+        if shared_drivers:
+            drivers = [
+                shared_items_driver(kernel_sig, prologue=pro),
+                items_thunk("__oracle_run_scalar", kernel, kernel_sig),
+                items_thunk("__oracle_run_scalar_reversed", kernel, kernel_sig, reverse=True),
+            ]
+            if sanitized is not None:
+                drivers.append(items_thunk(SANITIZED_DRIVER, sanitized, kernel_sig, sanitized=True))
+        else:
+            drivers = [
+                driver("__oracle_run_scalar", kernel, kernel_sig, None, prologue=pro),
+                driver("__oracle_run_scalar_reversed", kernel, kernel_sig, None, reverse=True, prologue=pro),
+            ]
+            if sanitized is not None:
+                drivers.append(driver(SANITIZED_DRIVER, sanitized, kernel_sig, None, prologue=pro, sanitized=True))
         one_copy = shared_drivers and len(variants) > 1 and all(0 <= dim < 3 for _, _, _, dim, _ in variants)
         if one_copy:
             drivers.append(shared_vector_driver(kernel, kernel_sig, prologue=pro))
