@@ -458,7 +458,7 @@ def _throughput(ns: argparse.Namespace) -> int:
     spec = Spec(profile=None if ns.rotate else ns.profile, rotate=ns.rotate,
                 verify_analyses=not ns.no_verify_analyses)
     res = measure(spec, ns.seed, ns.count, ns.jobs or os.cpu_count() or 1)
-    print(json.dumps(res.to_json()) if ns.json else res.line())
+    print(json.dumps(res.to_json()) if ns.json else res.line() + "\n" + res.breakdown())
     return 0
 
 

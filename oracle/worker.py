@@ -38,6 +38,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from . import request_cpu
 from .case import ArgSpec, NDRange
 
 # ---------------------------------------------------------------- worker side
@@ -514,8 +515,11 @@ class Worker:
             self.kernel_runs += 1
         try:
             budget = Budget(timeout, proc.pid)
+            cpu0 = request_cpu.start(proc.pid)
             _write_msg(proc.stdin.fileno(), msg)
-            return _read_msg(proc.stdout.fileno(), budget)
+            answer = _read_msg(proc.stdout.fileno(), budget)
+            request_cpu.finish(msg[0], proc.pid, cpu0)
+            return answer
         except TimeoutError:
             self.kill()
             self.restarts += 1
