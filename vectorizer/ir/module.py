@@ -194,7 +194,7 @@ class Function(GlobalValue):
         for b in self.blocks:
             for i in b.instructions:
                 i.drop_all_references()
-                for r in i.debug_records:
+                for r in i._debug_records or ():
                     r.text.detach()
         for b in self.blocks:
             for i in b.instructions:
@@ -333,7 +333,7 @@ class BasicBlock(Value):
                 raise ValueError(f"erase: {self!r} is still named by {u.user!r}")
         for i in self.instructions:
             i.drop_all_references()
-            for r in i.debug_records:
+            for r in i._debug_records or ():
                 r.text.detach()
             i.parent = None
         self.instructions = []

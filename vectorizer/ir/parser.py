@@ -1079,9 +1079,12 @@ class _Parser:
                 key = _key(t.text[1:])
                 self.i += 2
             inst = self.parse_instruction(key)
-            inst.metadata = self.parse_attachments() if not inst.metadata else inst.metadata
+            if toks[self.i].text == "," and not inst._metadata:
+                md = self.parse_attachments()
+                if md:
+                    inst._metadata = md
             if pending_dbg:
-                inst.debug_records = pending_dbg
+                inst._debug_records = pending_dbg
                 pending_dbg = []
             cur.instructions.append(inst)
             inst.parent = cur

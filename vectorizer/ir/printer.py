@@ -235,8 +235,8 @@ class _Ctx:
 
     def inst(self, inst: I.Instruction) -> str:
         body = _PRINTERS.get(type(inst), _print_generic)(self, inst)
-        if inst.metadata:
-            body += "".join(f", !{k} {v}" for k, v in inst.metadata)
+        if inst._metadata:
+            body += "".join(f", !{k} {v}" for k, v in inst._metadata)
         if isinstance(inst.type, T.VoidType):
             return body
         return f"{self.ref(inst)} = {body}"
@@ -537,7 +537,7 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
             out.append(c.local[id(b)][1:] + ":")
         first = False
         for i in b.instructions:
-            for r in i.debug_records:
+            for r in i._debug_records or ():
                 out.append("    " + r.text.render(c.md_ref))
             out.append("  " + c.inst(i))
     for u in fn.uselistorder:
