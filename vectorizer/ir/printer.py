@@ -58,6 +58,11 @@ def _gep_flags(flags: set[str]) -> str:
     return out
 
 
+# `%` and the spelling of local names (a regular expression decides
+# whether a name is quoted): names recur in every print of a kernel.
+_QUOTED: dict[str, str] = {}
+
+
 def _unique(name: str, used: set[str]) -> str:
     if name not in used:
         return name
@@ -96,24 +101,26 @@ class _Ctx:
         s = {}
         used: set[str] = set()
         n = 0
-
-        def assign(v: V.Value) -> None:
-            nonlocal n
-            if v.name:
-                nm = _unique(v.name, used)
-                used.add(nm)
-                s[id(v)] = "%" + quote_name(nm)
-            else:
-                s[id(v)] = f"%{n}"
-                n += 1
-
-        for a in fn.args:
-            assign(a)
-        for b in fn.blocks:
-            assign(b)
-            for i in b.instructions:
-                if not isinstance(i.type, T.VoidType):
-                    assign(i)
+        quoted = _QUOTED
+        if len(quoted) > 50_000:
+            quoted.clear()
+        void = T.VoidType
+        for b in (None, *fn.blocks):
+            # The arguments, then each block and its non-void instructions.
+            values = fn.args if b is None else (b, *(i for i in b.instructions if not isinstance(i.type, void)))
+            for v in values:
+                nm = v.name
+                if nm:
+                    if nm in used:
+                        nm = _unique(nm, used)
+                    used.add(nm)
+                    q = quoted.get(nm)
+                    if q is None:
+                        q = quoted[nm] = "%" + quote_name(nm)
+                    s[id(v)] = q
+                else:
+                    s[id(v)] = f"%{n}"
+                    n += 1
         self.fn_slots[id(fn)] = s
         return s
 
@@ -128,6 +135,9 @@ class _Ctx:
         nm = self.local.get(id(v))
         if nm is not None:
             return nm
+        leaf = _LEAF_CONSTANTS.get(type(v))
+        if leaf is not None:
+            return leaf(v)
         if isinstance(v, GlobalValue):
             return self.gname(v)
         if isinstance(v, V.Constant):
@@ -166,6 +176,9 @@ class _Ctx:
     # ------------------------------------------------------------ constants
 
     def constant(self, c: V.Constant) -> str:
+        leaf = _LEAF_CONSTANTS.get(type(c))
+        if leaf is not None:
+            return leaf(c)
         if isinstance(c, V.ConstantInt):
             if isinstance(c.type, T.IntType) and c.type.bits == 1:
                 return "true" if c.value & 1 else "false"
@@ -240,6 +253,30 @@ class _Ctx:
         if isinstance(inst.type, T.VoidType):
             return body
         return f"{self.ref(inst)} = {body}"
+
+
+def _int_text(c: V.ConstantInt) -> str:
+    t = c.type
+    if type(t) is not T.IntType:
+        return str(c.signed)
+    b = t.bits
+    if b == 1:
+        return "true" if c.value & 1 else "false"
+    u = c.value & ((1 << b) - 1)
+    return str(u - (1 << b) if b and u >> (b - 1) else u)
+
+
+# The spelling of the constants that need no context, by exact class (the
+# printer's most frequent operands after local values).
+_LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
+    V.ConstantInt: _int_text,  # type: ignore[dict-item]
+    V.ConstantFP: V.ConstantFP.literal,  # type: ignore[dict-item]
+    V.PoisonValue: lambda c: "poison",
+    V.UndefValue: lambda c: "undef",
+    V.ConstantPointerNull: lambda c: "null",
+    V.ConstantAggregateZero: lambda c: "zeroinitializer",
+    V.ConstantToken: lambda c: "none",
+}
 
 
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
@@ -529,6 +566,9 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
         out.append(" ".join(head))
         return
     out.append(" ".join(head) + " {")
+    printers = _PRINTERS
+    local = c.local
+    void = T.VoidType
     first = True
     for b in fn.blocks:
         if not first:
@@ -537,9 +577,17 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
             out.append(c.local[id(b)][1:] + ":")
         first = False
         for i in b.instructions:
-            for r in i._debug_records or ():
-                out.append("    " + r.text.render(c.md_ref))
-            out.append("  " + c.inst(i))
+            if i._debug_records:
+                for r in i._debug_records:
+                    out.append("    " + r.text.render(c.md_ref))
+            # `_Ctx.inst`, inlined: this runs for every instruction printed.
+            body = printers.get(type(i), _print_generic)(c, i)
+            if i._metadata:
+                body += "".join(f", !{k} {v}" for k, v in i._metadata)
+            if isinstance(i.type, void):
+                out.append("  " + body)
+            else:
+                out.append(f"  {local.get(id(i)) or c.ref(i)} = {body}")
     for u in fn.uselistorder:
         out.append("  " + u.render(c.md_ref))
     out.append("}")
@@ -633,12 +681,26 @@ def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> Non
             _walk_type(p, found, seen)
 
 
+# The attributes other than `type` that hold a type, by instruction class
+# (read by name: reading `inst.__dict__` would make Python turn the
+# instruction's attributes into a real dictionary, slower to read ever after).
+_TYPE_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def _type_attrs(cls: type) -> tuple[str, ...]:
+    attrs = tuple(a for c, a in ((I.AllocaInst, "allocated_type"), (I.GetElementPtrInst, "source_element_type"),
+                                 (I.CallInst, "function_type")) if issubclass(cls, c))
+    _TYPE_ATTRS[cls] = attrs
+    return attrs
+
+
 def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
     """Add named structs used anywhere but not registered in the module (a
     transform may create `StructType(name=...)` directly): LLVM needs their
     definitions."""
     seen: set[int] = set()
     leaf = _LEAF_TYPES
+    type_attrs = _TYPE_ATTRS
     for g in module.globals:
         _walk_type(g.value_type, found, seen)
     for fn in module.functions:
@@ -654,10 +716,12 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
                     t = op.type
                     if type(t) not in leaf and id(t) not in seen:
                         _walk_type(t, found, seen)
-                d = inst.__dict__
-                for attr in ("allocated_type", "source_element_type", "function_type"):
-                    t = d.get(attr)
-                    if t is not None:
+                attrs = type_attrs.get(type(inst))
+                if attrs is None:
+                    attrs = _type_attrs(type(inst))
+                for attr in attrs:
+                    t = getattr(inst, attr, None)
+                    if t is not None and type(t) not in leaf and id(t) not in seen:
                         _walk_type(t, found, seen)
 
 
