@@ -157,6 +157,25 @@ def _key(text: str) -> str | int:
     return text
 
 
+# `_key(text[1:])` by token text (`%5`, `@f`, `%"a b"`): the same names
+# recur on every line and in every parse of a kernel.
+_KEYS: dict[str, str | int] = {}
+
+
+def _sigil_key(text: str) -> str | int:
+    """`_key` of a name token without its sigil (`%x`, `@g`)."""
+    k = _KEYS.get(text)
+    if k is None:
+        if len(_KEYS) > 100_000:
+            _KEYS.clear()
+        k = _KEYS[text] = _key(text[1:])
+    return k
+
+
+# Token texts of the last few token lists (see `_Parser.skip_body`).
+_TEXTS: dict[int, tuple[list[Token], list[str]]] = {}
+
+
 class _Placeholder(V.Value):
     """A local used before its definition."""
 
@@ -182,8 +201,9 @@ class _Parser:
         self.gsyms: dict[str | int, GlobalValue] = {}
         self.fn_blocks: dict[int, dict[str | int, BasicBlock]] = {}
         self.st: _FnState | None = None
-        self._int_types: dict[str, T.IntType] = {}
-        self._float_types = {k: T.FloatType(k) for k in T.FLOAT_KINDS}
+        # The one-keyword types by keyword (integer types added when first met).
+        self._kw_types: dict[str, T.Type] = {k: T.FloatType(k) for k in T.FLOAT_KINDS}
+        self._kw_types.update(void=T.void, label=T.label, metadata=T.metadata, token=T.token)
 
     # ------------------------------------------------------------ basics
 
@@ -280,11 +300,12 @@ class _Parser:
         k, x = t.kind, t.text
         self.i += 1
         if k == KW:
+            kt = self._kw_types.get(x)
+            if kt is not None:
+                return kt
             if x[0] == "i" and x[1:].isdigit():
-                it = self._int_types.get(x)
-                if it is None:
-                    it = self._int_types[x] = T.IntType(int(x[1:]))
-                return it
+                kt = self._kw_types[x] = T.IntType(int(x[1:]))
+                return kt
             if x == "ptr":
                 if self.toks[self.i].text == "addrspace":
                     self.i += 1
@@ -293,17 +314,6 @@ class _Parser:
                     self.expect(")")
                     return T.PointerType(n) if n else T.ptr
                 return T.ptr
-            ft = self._float_types.get(x)
-            if ft is not None:
-                return ft
-            if x == "void":
-                return T.void
-            if x == "label":
-                return T.label
-            if x == "metadata":
-                return T.metadata
-            if x == "token":
-                return T.token
             if x == "target":
                 start = self.i - 1
                 self.skip_group()
@@ -336,7 +346,7 @@ class _Parser:
         if x == "{":
             return T.StructType(self._type_list("}"))
         if k == LOCAL:
-            return self.m.get_struct_type(_key(x[1:]))  # type: ignore[arg-type]
+            return self.m.get_struct_type(_sigil_key(x))  # type: ignore[arg-type]
         self.i -= 1
         self.error("expected a type")
 
@@ -381,10 +391,10 @@ class _Parser:
         if t.kind != LOCAL:
             self.error("expected a block")
         self.i += 1
-        return self.block_ref(_key(t.text[1:]))
+        return self.block_ref(_sigil_key(t.text))
 
     def global_ref(self, text: str, at: int) -> GlobalValue:
-        g = self.gsyms.get(_key(text[1:]))
+        g = self.gsyms.get(_sigil_key(text))
         if g is None:
             self.error(f"use of undefined global {text}", at)
         return g
@@ -399,8 +409,8 @@ class _Parser:
         if k == LOCAL:
             self.i += 1
             if isinstance(ty, T.LabelType):
-                return self.block_ref(_key(x[1:]))
-            return self.local_ref(_key(x[1:]), ty, self.i - 1)
+                return self.block_ref(_sigil_key(x))
+            return self.local_ref(_sigil_key(x), ty, self.i - 1)
         if k == GLOBAL:
             self.i += 1
             return self.global_ref(x, self.i - 1)
@@ -504,7 +514,7 @@ class _Parser:
                 self.error("expected a block")
             self.i += 1
             blocks = self.fn_blocks.setdefault(id(fn), {})
-            bb = self.block_ref(_key(bt.text[1:]), blocks)
+            bb = self.block_ref(_sigil_key(bt.text), blocks)
             self.expect(")")
             return V.BlockAddress(fn, bb, ty)
         if x == "asm":
@@ -610,7 +620,7 @@ class _Parser:
             if t.kind == GLOBAL:
                 v: V.Value = self.global_ref(t.text, j)
             elif t.kind == LOCAL and local and self._is_value_ref(j):
-                key = _key(t.text[1:])
+                key = _sigil_key(t.text)
                 if j > start and toks[j - 1].text == "label":
                     v = self.block_ref(key)
                 else:
@@ -801,7 +811,7 @@ class _Parser:
         return t.text[1:-1]
 
     def parse_type_def(self) -> None:
-        name = _key(self.toks[self.i].text[1:])
+        name = _sigil_key(self.toks[self.i].text)
         self.i += 1
         self.expect("=")
         self.expect("type")
@@ -817,7 +827,7 @@ class _Parser:
 
     def parse_global(self, inits: list[tuple[GlobalVariable, int]], deferred: list[tuple[Any, str, int, int]]) -> None:
         start = self.i
-        key = _key(self.toks[self.i].text[1:])
+        key = _sigil_key(self.toks[self.i].text)
         self.i += 1
         self.expect("=")
         body_start = self.i
@@ -940,7 +950,7 @@ class _Parser:
         nt = toks[self.i]
         if nt.kind != GLOBAL:
             self.error("expected a function name")
-        key = _key(nt.text[1:])
+        key = _sigil_key(nt.text)
         self.i += 1
         self.expect("(")
         params: list[T.Type] = []
@@ -957,7 +967,7 @@ class _Parser:
                 params.append(self.parse_type())
                 pattrs.append(self.attr_list())
                 if toks[self.i].kind == LOCAL:
-                    pnames.append(_key(toks[self.i].text[1:]))
+                    pnames.append(_sigil_key(toks[self.i].text))
                     self.i += 1
                 else:
                     pnames.append(None)
@@ -1008,23 +1018,39 @@ class _Parser:
             self.end_line()
             return fn, None
         self.expect("{")
-        body = i = self.i
-        # Skip the body for now (phase 2 parses it): braces balance. (A
-        # local index: this loop visits every token of every body.)
+        body = self.i
+        self.skip_body()
+        return fn, body
+
+    def skip_body(self) -> None:
+        """Skip a function body (phase 2 parses it) up to its closing brace.
+
+        Braces balance; only brace tokens have the text `{` or `}` (a
+        string's text keeps its quotes), so `list.index` on the token
+        texts finds the next ones in C instead of a loop over every token
+        of every body."""
+        toks = self.toks
+        hit = _TEXTS.get(id(toks))
+        if hit is None or hit[0] is not toks:
+            if len(_TEXTS) >= 4:
+                del _TEXTS[next(iter(_TEXTS))]
+            hit = _TEXTS[id(toks)] = (toks, [t.text for t in toks])
+        texts = hit[1]
+        i = self.i
         depth = 1
         while depth:
-            k, x, _ = toks[i]
-            if k == PUNCT:
-                if x == "{":
-                    depth += 1
-                elif x == "}":
-                    depth -= 1
-            elif k == EOF:
-                self.i = i
+            try:
+                close = texts.index("}", i)
+            except ValueError:
+                self.i = len(toks) - 1
                 self.error("unterminated function body")
-            i += 1
+            try:
+                i = texts.index("{", i, close) + 1
+                depth += 1
+            except ValueError:
+                i = close + 1
+                depth -= 1
         self.i = i
-        return fn, body
 
     # ---------------------------------------------------------- functions
 
@@ -1076,7 +1102,7 @@ class _Parser:
                 continue
             key = None
             if k == LOCAL and toks[self.i + 1].text == "=":
-                key = _key(t.text[1:])
+                key = _sigil_key(t.text)
                 self.i += 2
             inst = self.parse_instruction(key)
             if toks[self.i].text == "," and not inst._metadata:
@@ -1197,7 +1223,7 @@ class _Parser:
             if bt.kind != LOCAL:
                 self.error("expected a block")
             self.i += 1
-            b = self.block_ref(_key(bt.text[1:]))
+            b = self.block_ref(_sigil_key(bt.text))
             self.expect("]")
             phi.add_incoming(v, b)
             if toks[self.i].text == "," and toks[self.i + 1].text == "[":

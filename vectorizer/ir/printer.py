@@ -80,6 +80,11 @@ class _Ctx:
         self.gnames: dict[int, str] = {}
         self.fn_slots: dict[int, dict[int, str]] = {}
         self.local: dict[int, str] = {}
+        # `str(t)` by `id(t)` (`type_text`), for this print: formatting a type
+        # calls its Python `__str__` (nested, for vectors and arrays), and a
+        # module names few distinct type objects many times.
+        self.tcache: dict[int, str] = {}
+        self._tkeep: list[T.Type] = []  # keeps each cached id's type alive
         if module is not None:
             used: set[str] = set()
             n = 0
@@ -170,8 +175,16 @@ class _Ctx:
             return "poison"
         return self.ref(v)
 
+    def type_text(self, t: T.Type) -> str:
+        """`str(t)`, remembered for this print (read `tcache` first)."""
+        s = self.tcache[id(t)] = str(t)
+        self._tkeep.append(t)
+        return s
+
     def typed(self, v: V.Value) -> str:
-        return f"{v.type} {self.ref(v)}"
+        t = v.type
+        nm = self.local.get(id(v))
+        return f"{self.tcache.get(id(t)) or self.type_text(t)} {nm if nm is not None else self.ref(v)}"
 
     # ------------------------------------------------------------ constants
 
@@ -281,8 +294,11 @@ _LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
 
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
     f = _fmf(i.flags) if i.opcode in I.FP_BINARY_OPCODES else _int_flags(i.flags)
-    ops = i._operands
-    return f"{i.opcode}{f} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"{i.opcode}{f} {c.tcache.get(id(t)) or c.type_text(t)} {loc.get(id(a)) or c.ref(a)}, "
+            f"{loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
@@ -290,13 +306,19 @@ def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
 
 
 def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
-    ops = i._operands
-    return f"icmp{_int_flags(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"icmp{_int_flags(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
+            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
-    ops = i._operands
-    return f"fcmp{_fmf(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"fcmp{_fmf(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
+            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_select(c: _Ctx, i: I.SelectInst) -> str:
@@ -307,18 +329,19 @@ def _p_select(c: _Ctx, i: I.SelectInst) -> str:
 def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
     ops = i._operands
     pairs = ", ".join(f"[ {c.ref(ops[k])}, {c.ref(ops[k + 1])} ]" for k in range(0, len(ops), 2))
-    return f"phi{_fmf(i.flags)} {i.type} {pairs}"
+    return f"phi{_fmf(i.flags)} {c.tcache.get(id(i.type)) or c.type_text(i.type)} {pairs}"
 
 
 def _p_cast(c: _Ctx, i: I.CastInst) -> str:
     f = i.flags
     flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
-    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {i.type}"
+    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {c.tcache.get(id(i.type)) or c.type_text(i.type)}"
 
 
 def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
-    ops = ", ".join(c.typed(o) for o in i._operands)
-    return f"getelementptr{_gep_flags(i.flags)} {i.source_element_type}, {ops}"
+    ops = ", ".join([c.typed(o) for o in i._operands])
+    t = i.source_element_type
+    return f"getelementptr{_gep_flags(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
 
 
 def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
@@ -336,7 +359,7 @@ def _p_load(c: _Ctx, i: I.LoadInst) -> str:
     head = "load atomic" if i.ordering else "load"
     if i.volatile:
         head += " volatile"
-    return f"{head} {i.type}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
+    return f"{head} {c.tcache.get(id(i.type)) or c.type_text(i.type)}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
 
 
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
@@ -375,10 +398,15 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     args = []
     ops = i._operands
     attrs = i.arg_attributes
+    tc = c.tcache
+    loc = c.local
     for k in range(i.num_args):
         a = ops[k]
         at = attrs[k] if k < len(attrs) else ""
-        args.append(f"{a.type} {at} {c.ref(a)}" if at else f"{a.type} {c.ref(a)}")
+        t = a.type
+        ts = tc.get(id(t)) or c.type_text(t)
+        nm = loc.get(id(a)) or c.ref(a)
+        args.append(f"{ts} {at} {nm}" if at else f"{ts} {nm}")
     out += ", ".join(args) + ")"
     if i.attributes:
         out += " " + i.attributes
