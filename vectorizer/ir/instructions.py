@@ -169,10 +169,10 @@ class Instruction(User):
     # Made on first use: most instructions have no attachments or records.
     _metadata: list[tuple[str, str]] | None = None
     _debug_records: list[DebugRecord] | None = None
-
-    def __init__(self, type: T.Type, operands: Iterable[Value] = (), name: str | None = None) -> None:
-        super().__init__(type, operands, name)
-        self.parent: BasicBlock | None = None
+    # The containing block; set when inserted. (A class default rather than
+    # an `__init__` of its own: each instruction is built through one call
+    # less, `User.__init__` directly.)
+    parent: BasicBlock | None = None
 
     @property
     def metadata(self) -> list[tuple[str, str]]:
@@ -383,8 +383,10 @@ def _positions(block: BasicBlock) -> _Positions:
 
 def _index_in(block: BasicBlock, inst: Instruction) -> int:
     """The index of `inst` in `block.instructions` (see `_Positions`)."""
-    p = _positions(block)
-    insts = p.insts
+    p = block._positions  # `_positions(block)`, inlined (a hot path)
+    insts = block.instructions
+    if p is None or p.insts is not insts:
+        p = block._positions = _Positions(insts)
     i = p.pos.get(id(inst))
     if i is not None and i < len(insts) and insts[i] is inst:
         return i
@@ -414,7 +416,12 @@ def _edited(block: BasicBlock, i: int) -> _Positions:
 
 def _inserted(block: BasicBlock, i: int, inst: Instruction) -> None:
     """`inst` was just inserted at index `i` of `block.instructions`."""
-    _edited(block, i).pos[id(inst)] = i
+    p = block._positions  # `_edited(block, i)`, inlined (a hot path)
+    if p is None or p.insts is not block.instructions:
+        p = block._positions = _Positions(block.instructions)
+    elif p.valid > i:
+        p.valid = i
+    p.pos[id(inst)] = i
 
 
 def _removed(block: BasicBlock, i: int, inst: Instruction) -> None:

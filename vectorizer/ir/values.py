@@ -109,10 +109,7 @@ class Value:
     @property
     def users(self) -> list[User]:
         """Distinct users, in use order."""
-        seen: dict[int, User] = {}
-        for u in self.uses:
-            seen.setdefault(id(u.user), u.user)
-        return list(seen.values())
+        return list({id(u.user): u.user for u in self.uses}.values())
 
     @property
     def num_uses(self) -> int:
