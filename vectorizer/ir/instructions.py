@@ -96,6 +96,12 @@ FCMP_PREDICATES = (
     "uno",
     "true",
 )
+# The same, as sets for the constructors' checks (a tuple is searched in order).
+_BINARY_SET = frozenset(BINARY_OPCODES)
+_FP_BINARY_SET = frozenset(FP_BINARY_OPCODES)
+_CAST_SET = frozenset(CAST_OPCODES)
+_ICMP_SET = frozenset(ICMP_PREDICATES)
+_FCMP_SET = frozenset(FCMP_PREDICATES)
 # In the order LLVM prints them (`fast` stands for all of them).
 FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
@@ -436,7 +442,7 @@ class BinaryOperator(Instruction):
     _COPIED = ("flags",)
 
     def __init__(self, opcode: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if opcode not in BINARY_OPCODES:
+        if opcode not in _BINARY_SET:
             raise ValueError(f"not a binary opcode: {opcode}")
         super().__init__(lhs.type, (lhs, rhs), name)
         self.opcode = opcode
@@ -485,7 +491,7 @@ class ICmpInst(Instruction):
     opcode = "icmp"
 
     def __init__(self, predicate: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if predicate not in ICMP_PREDICATES:
+        if predicate not in _ICMP_SET:
             raise ValueError(f"bad icmp predicate {predicate}")
         super().__init__(_cmp_type(lhs.type), (lhs, rhs), name)
         self.predicate = predicate
@@ -511,7 +517,7 @@ class FCmpInst(Instruction):
     opcode = "fcmp"
 
     def __init__(self, predicate: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if predicate not in FCMP_PREDICATES:
+        if predicate not in _FCMP_SET:
             raise ValueError(f"bad fcmp predicate {predicate}")
         super().__init__(_cmp_type(lhs.type), (lhs, rhs), name)
         self.predicate = predicate
@@ -641,7 +647,7 @@ class CastInst(Instruction):
     _COPIED = ("flags",)
 
     def __init__(self, opcode: str, value: Value, type: T.Type, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if opcode not in CAST_OPCODES:
+        if opcode not in _CAST_SET:
             raise ValueError(f"not a cast opcode: {opcode}")
         super().__init__(type, (value,), name)
         self.opcode = opcode

@@ -407,10 +407,20 @@ class _Parser:
         t = self.toks[self.i]
         k, x = t.kind, t.text
         if k == LOCAL:
+            # `_sigil_key` and `local_ref`'s lookup, inlined: most operands
+            # are locals defined earlier.
             self.i += 1
+            key = _KEYS.get(x)
+            if key is None:
+                key = _sigil_key(x)
             if isinstance(ty, T.LabelType):
-                return self.block_ref(_sigil_key(x))
-            return self.local_ref(_sigil_key(x), ty, self.i - 1)
+                return self.block_ref(key)
+            st = self.st
+            if st is not None:
+                v = st.values.get(key)
+                if v is not None:
+                    return v
+            return self.local_ref(key, ty, self.i - 1)
         if k == GLOBAL:
             self.i += 1
             return self.global_ref(x, self.i - 1)
@@ -566,7 +576,7 @@ class _Parser:
             self.expect(",")
         ops = [self.parse_typed_value()]
         dest = None
-        if op in I.CAST_OPCODES:
+        if op in I._CAST_SET:
             self.expect("to")
             dest = self.parse_type()
         else:
@@ -1066,6 +1076,8 @@ class _Parser:
             st.values[k] = a
         del fn._arg_keys  # type: ignore[attr-defined]
         toks = self.toks
+        handlers = _HANDLERS
+        values = st.values
         cur: BasicBlock | None = None
         pending_dbg: list[I.DebugRecord] = []
         while True:
@@ -1104,7 +1116,14 @@ class _Parser:
             if k == LOCAL and toks[self.i + 1].text == "=":
                 key = _sigil_key(t.text)
                 self.i += 2
-            inst = self.parse_instruction(key)
+                t = toks[self.i]
+            # `parse_instruction`'s dispatch, inlined (once per line).
+            h = handlers.get(t.text) if t.kind == KW else None
+            if h is not None:
+                self.i += 1
+                inst = h(self, t.text)
+            else:
+                inst = self.parse_instruction(key)
             if toks[self.i].text == "," and not inst._metadata:
                 md = self.parse_attachments()
                 if md:
@@ -1117,8 +1136,18 @@ class _Parser:
             if key is not None:
                 if isinstance(key, int):
                     nunnamed = key + 1
-                self.define_value(key, inst)
-            self.end_line()
+                # `define_value`'s usual case (no forward references), inlined.
+                if key in values or st.fwd:
+                    self.define_value(key, inst)
+                else:
+                    values[key] = inst
+                    inst.name = key if isinstance(key, str) else None
+            # `end_line`, inlined.
+            k = toks[self.i].kind
+            if k == NL:
+                self.i += 1
+            elif k != EOF:
+                self.error("expected end of line")
         if st.fwd:
             key = next(iter(st.fwd))
             self.error(f"use of undefined value %{key}", st.fwd_tok[key])
@@ -1170,7 +1199,7 @@ class _Parser:
         self.error("unknown instruction")
 
     def p_binop(self, op: str) -> I.Instruction:
-        flags = self.parse_flags(_FMF if op in I.FP_BINARY_OPCODES else _INT_FLAGS)
+        flags = self.parse_flags(_FMF if op in I._FP_BINARY_SET else _INT_FLAGS)
         ty = self.parse_type()
         a = self.parse_value(ty)
         self.expect(",")

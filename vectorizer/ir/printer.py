@@ -246,7 +246,7 @@ class _Ctx:
     def constexpr(self, c: V.ConstantExpr) -> str:
         op = c.opcode
         ops = c._operands
-        if op in I.CAST_OPCODES:
+        if op in I._CAST_SET:
             return f"{op}{_int_flags(c.flags)} ({self.typed(ops[0])} to {c.type})"
         if op == "getelementptr":
             inr = f" {c.inrange}" if c.inrange else ""
@@ -293,7 +293,7 @@ _LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
 
 
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
-    f = _fmf(i.flags) if i.opcode in I.FP_BINARY_OPCODES else _int_flags(i.flags)
+    f = _fmf(i.flags) if i.opcode in I._FP_BINARY_SET else _int_flags(i.flags)
     a, b = i._operands
     t = a.type
     loc = c.local
