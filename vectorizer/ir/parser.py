@@ -172,8 +172,32 @@ def _sigil_key(text: str) -> str | int:
     return k
 
 
-# Token texts of the last few token lists (see `_Parser.skip_body`).
-_TEXTS: dict[int, tuple[list[Token], list[str]]] = {}
+class _TokenFacts:
+    """What parsing a token list once tells about every later parse of it
+    (the lexer shares one token list between the parses of a text): the
+    token texts (`_Parser.skip_body`) and the function headers read
+    (`_Parser.parse_fn_header`), by the index of their first token."""
+
+    __slots__ = ("toks", "texts", "headers")
+
+    def __init__(self, toks: list[Token]) -> None:
+        self.toks = toks
+        self.texts: list[str] | None = None
+        self.headers: dict[int, tuple[Any, ...]] = {}
+
+
+# The facts of the last few token lists, by `id` of the list (which each
+# entry keeps alive).
+_FACTS: dict[int, _TokenFacts] = {}
+
+
+def _facts(toks: list[Token]) -> _TokenFacts:
+    f = _FACTS.get(id(toks))
+    if f is None or f.toks is not toks:
+        if len(_FACTS) >= 4:
+            del _FACTS[next(iter(_FACTS))]
+        f = _FACTS[id(toks)] = _TokenFacts(toks)
+    return f
 
 
 class _Placeholder(V.Value):
@@ -930,6 +954,56 @@ class _Parser:
         self.end_line()
 
     def parse_fn_header(self, deferred: list[tuple[Any, str, int, int]]) -> tuple[Function, int | None]:
+        """A `define`/`declare` line (a definition's body is skipped, for
+        phase 2). A header read before from the same token list is made
+        again from what that parse found: a module declares dozens of
+        builtins, and the prepared kernel is re-read for every request."""
+        start = self.i
+        headers = _facts(self.toks).headers
+        known = headers.get(start)
+        if known is not None:
+            return self._header_again(known, deferred)
+        n_deferred = len(deferred)
+        key, fn, body = self._parse_fn_header(deferred)
+        if not self.m.struct_types:
+            # (A named struct type belongs to its module: only headers
+            # without one can be shared. LLVM prints type definitions first.)
+            trailing = deferred[-1][2:] if len(deferred) > n_deferred else None
+            headers[start] = (
+                key,
+                fn.name, fn.function_type, fn.linkage, fn.prefix, fn.calling_conv, fn.return_attributes,
+                tuple(a.attributes for a in fn.args), tuple(fn._arg_keys),  # type: ignore[attr-defined]
+                fn.unnamed_addr, fn.addrspace, fn.attributes, trailing, tuple(fn.metadata), self.i, body,
+            )
+        return fn, body
+
+    def _header_again(self, known: tuple[Any, ...], deferred: list[tuple[Any, str, int, int]]) -> tuple[Function, int | None]:
+        (key, name, fnty, linkage, prefix, cc, ret_attrs, pattrs, pnames, unnamed_addr, addrspace, attributes,
+         trailing, metadata, end, body) = known
+        fn = Function(name, fnty, self.m)
+        fn.linkage = linkage
+        fn.prefix = prefix
+        fn.calling_conv = cc
+        fn.return_attributes = ret_attrs
+        for a, at, pn in zip(fn.args, pattrs, pnames, strict=True):
+            a.attributes = at
+            a.name = pn if isinstance(pn, str) else None
+        fn._arg_keys = list(pnames)  # type: ignore[attr-defined]
+        fn.unnamed_addr = unnamed_addr
+        fn.addrspace = addrspace
+        fn.attributes = attributes
+        if trailing is not None:
+            fn.trailing = V.TextWithRefs.plain("")
+            deferred.append((fn, "trailing", *trailing))
+        fn.metadata = list(metadata)
+        if key in self.gsyms:
+            self.error(f"redefinition of @{key}")
+        self.gsyms[key] = fn
+        self.m.functions.append(fn)
+        self.i = end
+        return fn, body
+
+    def _parse_fn_header(self, deferred: list[tuple[Any, str, int, int]]) -> tuple[str | int, Function, int | None]:
         toks = self.toks
         is_def = toks[self.i].text == "define"
         self.i += 1
@@ -1026,11 +1100,11 @@ class _Parser:
         self.m.functions.append(fn)
         if not is_def:
             self.end_line()
-            return fn, None
+            return key, fn, None
         self.expect("{")
         body = self.i
         self.skip_body()
-        return fn, body
+        return key, fn, body
 
     def skip_body(self) -> None:
         """Skip a function body (phase 2 parses it) up to its closing brace.
@@ -1040,12 +1114,10 @@ class _Parser:
         texts finds the next ones in C instead of a loop over every token
         of every body."""
         toks = self.toks
-        hit = _TEXTS.get(id(toks))
-        if hit is None or hit[0] is not toks:
-            if len(_TEXTS) >= 4:
-                del _TEXTS[next(iter(_TEXTS))]
-            hit = _TEXTS[id(toks)] = (toks, [t.text for t in toks])
-        texts = hit[1]
+        facts = _facts(toks)
+        texts = facts.texts
+        if texts is None:
+            texts = facts.texts = [t.text for t in toks]
         i = self.i
         depth = 1
         while depth:
