@@ -143,6 +143,9 @@ class _Ctx:
         leaf = _LEAF_CONSTANTS.get(type(v))
         if leaf is not None:
             return leaf(v)
+        nm = self.gnames.get(id(v))  # a global of the module (a callee, mostly)
+        if nm is not None:
+            return nm
         if isinstance(v, GlobalValue):
             return self.gname(v)
         if isinstance(v, V.Constant):
@@ -394,7 +397,8 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     if i.addrspace is not None:
         out += f" addrspace({i.addrspace})"
     fty = i.function_type
-    out += f" {fty if fty.vararg else fty.return_type} {c.ref(i._operands[-1])}("
+    rt = fty if fty.vararg else fty.return_type
+    out += f" {c.tcache.get(id(rt)) or c.type_text(rt)} {c.ref(i._operands[-1])}("
     args = []
     ops = i._operands
     attrs = i.arg_attributes
@@ -689,7 +693,9 @@ def print_module(module: Module) -> str:
     return "\n".join(out)
 
 
-_LEAF_TYPES = (T.IntType, T.FloatType, T.PointerType, T.VoidType, T.LabelType, T.MetadataType)
+# Types that cannot hold a named struct. (A vector's elements are integers,
+# floats or pointers: vectors are the most frequent non-scalar type.)
+_LEAF_TYPES = frozenset({T.IntType, T.FloatType, T.PointerType, T.VectorType, T.VoidType, T.LabelType, T.MetadataType})
 
 
 def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> None:
