@@ -175,15 +175,19 @@ def _sigil_key(text: str) -> str | int:
 class _TokenFacts:
     """What parsing a token list once tells about every later parse of it
     (the lexer shares one token list between the parses of a text): the
-    token texts (`_Parser.skip_body`) and the function headers read
-    (`_Parser.parse_fn_header`), by the index of their first token."""
+    token texts (`_Parser.skip_body`), and the function headers read
+    (`_Parser.parse_fn_header`) and vector and array types
+    (`_Parser.parse_type`) by the index of their first token."""
 
-    __slots__ = ("toks", "texts", "headers")
+    __slots__ = ("toks", "texts", "headers", "types")
 
     def __init__(self, toks: list[Token]) -> None:
         self.toks = toks
         self.texts: list[str] | None = None
         self.headers: dict[int, tuple[Any, ...]] = {}
+        # Vector and array types without a named struct (immutable, so one
+        # object serves every parse): (type, index after it) by first token.
+        self.types: dict[int, tuple[T.Type, int]] = {}
 
 
 # The facts of the last few token lists, by `id` of the list (which each
@@ -228,6 +232,7 @@ class _Parser:
         # The one-keyword types by keyword (integer types added when first met).
         self._kw_types: dict[str, T.Type] = {k: T.FloatType(k) for k in T.FLOAT_KINDS}
         self._kw_types.update(void=T.void, label=T.label, metadata=T.metadata, token=T.token)
+        self._types = _facts(self.toks).types
 
     # ------------------------------------------------------------ basics
 
@@ -346,12 +351,32 @@ class _Parser:
                 return T.OpaqueType(x)
             self.i -= 1
             self.error("expected a type")
-        if x == "<":
-            if self.toks[self.i].text == "{":
+        if (x == "<" or x == "[") and k == PUNCT:
+            start = self.i - 1
+            known = self._types.get(start)
+            if known is not None:
+                self.i = known[1]
+                return known[0]
+            if x == "<" and self.toks[self.i].text == "{":
                 self.i += 1
                 elems = self._type_list("}")
                 self.expect(">")
                 return T.StructType(elems, packed=True)
+            ty = self._sequence_type(x)
+            toks = self.toks
+            if all(toks[j].kind != LOCAL for j in range(start, self.i)):
+                self._types[start] = (ty, self.i)
+            return ty
+        if x == "{":
+            return T.StructType(self._type_list("}"))
+        if k == LOCAL:
+            return self.m.get_struct_type(_sigil_key(x))  # type: ignore[arg-type]
+        self.i -= 1
+        self.error("expected a type")
+
+    def _sequence_type(self, x: str) -> T.Type:
+        """The rest of `<N x T>`, `<vscale x N x T>` or `[N x T]`."""
+        if x == "<":
             scalable = False
             if self.accept("vscale"):
                 self.expect("x")
@@ -361,18 +386,11 @@ class _Parser:
             el = self.parse_type()
             self.expect(">")
             return T.VectorType(el, n, scalable)
-        if x == "[":
-            n = self.expect_int()
-            self.expect("x")
-            el = self.parse_type()
-            self.expect("]")
-            return T.ArrayType(el, n)
-        if x == "{":
-            return T.StructType(self._type_list("}"))
-        if k == LOCAL:
-            return self.m.get_struct_type(_sigil_key(x))  # type: ignore[arg-type]
-        self.i -= 1
-        self.error("expected a type")
+        n = self.expect_int()
+        self.expect("x")
+        el = self.parse_type()
+        self.expect("]")
+        return T.ArrayType(el, n)
 
     def _type_list(self, close: str) -> list[T.Type]:
         elems: list[T.Type] = []

@@ -705,14 +705,17 @@ def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> Non
     if isinstance(t, T.StructType):
         if t.name is not None and t.name not in found:
             found[t.name] = t
-        for e in t.elements:
-            _walk_type(e, found, seen)
+        inner: tuple[T.Type, ...] = t.elements
     elif isinstance(t, (T.VectorType, T.ArrayType)):
-        _walk_type(t.element, found, seen)
+        inner = (t.element,)
     elif isinstance(t, T.FunctionType):
-        _walk_type(t.return_type, found, seen)
-        for p in t.params:
-            _walk_type(p, found, seen)
+        inner = (t.return_type, *t.params)
+    else:
+        return
+    for e in inner:
+        # The test `_walk_type` starts with, made before the call.
+        if type(e) not in _LEAF_TYPES and id(e) not in seen:
+            _walk_type(e, found, seen)
 
 
 # The attributes other than `type` that hold a type, by instruction class
