@@ -199,7 +199,10 @@ def _facts(toks: list[Token]) -> _TokenFacts:
     f = _FACTS.get(id(toks))
     if f is None or f.toks is not toks:
         if len(_FACTS) >= 4:
-            del _FACTS[next(iter(_FACTS))]
+            try:  # (another thread may be dropping the same entry)
+                del _FACTS[next(iter(_FACTS))]
+            except (KeyError, RuntimeError):
+                pass
         f = _FACTS[id(toks)] = _TokenFacts(toks)
     return f
 
