@@ -128,6 +128,22 @@ _VALUE_KWS = frozenset(
 )
 _FN_TRAILING = frozenset({"section", "partition", "comdat", "align", "gc", "prefix", "prologue", "personality"})
 _CC_RE = re.compile(r"(?:[a-z0-9_]*cc|spir_func|spir_kernel|ptx_kernel|ptx_device|amdgpu_\w+|aarch64_\w+)\Z")
+# Whether a keyword names a calling convention (`_CC_RE`), by keyword: the
+# word after `call` is a keyword (a type, mostly) on almost every call.
+_IS_CC: dict[str, bool] = {}
+
+
+def _is_cc(x: str) -> bool:
+    c = _IS_CC.get(x)
+    if c is None:
+        c = _IS_CC[x] = _CC_RE.match(x) is not None
+        if len(_IS_CC) > 10_000:
+            _IS_CC.clear()
+    return c
+
+
+# The kinds of token an attribute run can start with (`attr_list`).
+_ATTR_START = frozenset({KW, STR, ATTRGRP})
 _OPAQUE_OPS = frozenset(
     {
         "invoke",
@@ -1045,7 +1061,7 @@ class _Parser:
             elif x == "cc" and toks[self.i + 1].kind == INT:
                 cc = f"cc {toks[self.i + 1].text}"
                 self.i += 2
-            elif _CC_RE.match(x):
+            elif _is_cc(x):
                 cc = x
                 self.i += 1
             else:
@@ -1429,7 +1445,7 @@ class _Parser:
         if x == "cc" and toks[self.i + 1].kind == INT:
             cc = f"cc {toks[self.i + 1].text}"
             self.i += 2
-        elif toks[self.i].kind == KW and _CC_RE.match(x):
+        elif toks[self.i].kind == KW and _is_cc(x):
             cc = x
             self.i += 1
         ret_attrs = self.attr_list(stop=frozenset({"addrspace"}), stop_at_types=True)
@@ -1469,7 +1485,7 @@ class _Parser:
         if not self.accept(")"):
             while True:
                 ty = self.parse_type()
-                aattrs.append(self.attr_list())
+                aattrs.append(self.attr_list() if toks[self.i].kind in _ATTR_START else "")
                 if isinstance(ty, T.MetadataType):
                     args.append(self.parse_md_value())
                 else:
