@@ -53,9 +53,10 @@ class PacketizationAnalysis:
         return id(value) in self._marked
 
     def _is_leaf(self, inst: I.Instruction, instantiation: InstantiationAnalysis) -> bool:
-        if self.uniform.is_uniform(inst) and not classify_masked_call(inst):
+        masked = classify_masked_call(inst)
+        if self.uniform.is_uniform(inst) and not masked:
             return False
-        if isinstance(inst, I.StoreInst) or classify_masked_call(inst) is not None:
+        if isinstance(inst, I.StoreInst) or masked is not None:
             return True
         return instantiation.per_lane(inst)
 
