@@ -268,10 +268,14 @@ class UniformValueAnalysis:
         # operands are varying. Kept for this call only (ids are reused once
         # the IR changes).
         seen: dict[int, tuple[bool, object]] = {}
+        known_of, add = seen.get, self._add
         while work:
             value = work.pop()
-            for user in value.users:
-                known = seen.get(id(user))
+            # Every use, not `users`: a user met again is already decided
+            # (skipped, or marked), so the walk and its order are the same.
+            for use in value.uses:
+                user = use.user
+                known = known_of(id(user))
                 if known is None:
                     known = seen[id(user)] = _PLAIN_USER
                     if isinstance(user, _CALL_LIKE):
@@ -292,7 +296,7 @@ class UniformValueAnalysis:
                     continue
                 if masked is not None and masked.kind == "load" and masked.pointer is not value:
                     continue  # only the mask of a masked load (`_only_masks`)
-                if self._add(user):
+                if add(user):
                     work.append(user)
 
     def _add(self, value: V.Value) -> bool:

@@ -36,7 +36,7 @@ from .postconditions import (
 
 def _fingerprint(function: Any) -> tuple:
     blocks = function.blocks
-    return (id(function), tuple((id(b), tuple(id(s) for s in b.successors)) for b in blocks))
+    return (id(function), tuple((id(b), tuple(map(id, b.successors))) for b in blocks))
 
 
 def _cfg_shape(function: Any) -> tuple | None:
