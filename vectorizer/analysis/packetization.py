@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..builtins.masked import classify_masked_call
 from ..ir import instructions as I
 from ..ir import values as V
+from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .instantiation import InstantiationAnalysis
 from .stride import StrideAnalysis
 from .uniformity import UniformValueAnalysis
@@ -78,4 +79,4 @@ class PacketizationAnalysis:
             return ops
         if isinstance(inst, I.CallInst):
             return list(inst.args)
-        return [op for op in inst.operands if not isinstance(op, (V.BasicBlock, V.Function))]
+        return [op for op in inst.operands if not isinstance(op, (BasicBlock, Function))]

@@ -42,6 +42,7 @@ from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
 from ..ir.builder import Builder, builder_after
+from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .linear_lane_reduction import LinearLaneReduction
 
 # Integer divisions (`Packetizer._splits_division`).
@@ -418,7 +419,7 @@ class Packetizer:
             return phi
         clone = inst.clone()
         for i, op in enumerate(inst.operands):
-            if isinstance(op, V.BasicBlock) or isinstance(op, V.Function):
+            if isinstance(op, BasicBlock) or isinstance(op, Function):
                 continue
             clone.set_operand(i, self.lane(op, lane))
         prev = self._lanes.get((id(inst), lane - 1), inst) if lane > 0 else inst
