@@ -22,6 +22,10 @@ from .instantiation import InstantiationAnalysis
 from .stride import StrideAnalysis
 from .uniformity import UniformValueAnalysis
 
+# Leaves are stores, masked calls and what runs once per lane (atomics,
+# volatile or atomic accesses, calls): nothing else is asked.
+_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+
 
 class PacketizationAnalysis:
     """The varying values of `function` that will be packetized."""
@@ -38,7 +42,7 @@ class PacketizationAnalysis:
         self._marked: set[int] = set()
         self.values: list[V.Value] = []
         work: list[V.Value] = []
-        for inst in function.instructions():
+        for inst in [i for i in function.instructions() if isinstance(i, _MAY_BE_LEAF)]:
             if self._is_leaf(inst, instantiation):
                 work.extend(self._operands_to_follow(inst))
         while work:

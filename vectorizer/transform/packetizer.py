@@ -45,6 +45,10 @@ from ..ir.builder import Builder, builder_after
 from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .linear_lane_reduction import LinearLaneReduction
 
+# What can be a leaf: stores, calls (masked memory, lane reductions,
+# collectives, what runs once per lane), atomics and volatile or atomic loads.
+_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+
 # Integer divisions (`Packetizer._splits_division`).
 INTEGER_DIVISIONS = ("sdiv", "udiv", "srem", "urem")
 
@@ -107,7 +111,7 @@ class Packetizer:
         self._widen_varying_allocas()
         leaves = [
             inst
-            for inst in self.function.instructions()
+            for inst in [i for i in self.function.instructions() if isinstance(i, _MAY_BE_LEAF)]
             if self._is_leaf(inst)
         ]
         for leaf in leaves:
