@@ -2,7 +2,10 @@
 
 The CFG analyses are checked whenever the function's CFG differs from the
 one last checked (a fingerprint of blocks and edges), so a pass that only
-edits instructions costs one walk over the blocks; the data layout once the
+edits instructions costs one walk over the blocks, and only when that shape
+(blocks, edges, names) has not passed the check before in this process with
+the same analysis and reference code (`check_cfg_once`: the requests of one
+kernel resume from the same prepared module); the data layout once the
 module is prepared; the dead-code post-condition after `dead-code`;
 Packetization Analysis after `choose-width` (with the analyses the
 packetizer is about to use); block structure after every pass that changed
