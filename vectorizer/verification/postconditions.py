@@ -163,7 +163,10 @@ def check_uniformity(function: Any, uniform: Any, dim: int) -> None:
             continue
         if is_varying(inst):
             continue
-        for op in inst.operands:
+        operands = inst.operands
+        if not any(map(is_varying, operands)):
+            continue  # the common case, asked without a Python loop
+        for op in operands:
             if isinstance(op, local) and is_varying(op):
                 raise AnalysisMismatch(name, function.name, f"{_label(inst)} is uniform, but its operand "
                                        f"{_label(op)} is varying")
