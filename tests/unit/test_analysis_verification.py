@@ -61,6 +61,33 @@ def test_cfg_checkers_accept_the_analyses_on_random_cfgs(fn) -> None:
     check_cfg_analyses(fn)
 
 
+def test_a_cfg_shape_is_checked_once_until_the_analysis_code_changes(monkeypatch) -> None:
+    """The hook remembers the shapes whose CFG analyses passed (the requests
+    of one kernel share them); new code, or another shape, is checked again."""
+    from collections import OrderedDict
+
+    from vectorizer.verification import hook
+
+    checked = []
+    monkeypatch.setattr(hook, "_CHECKED_CFGS", OrderedDict())
+    monkeypatch.setattr(hook, "check_cfg_analyses", checked.append)
+    first, second = fixture("diamond"), fixture("diamond")
+    hook.check_cfg_once(first)
+    hook.check_cfg_once(second)
+    assert checked == [first]
+    hook.check_cfg_once(fixture("if_then"))
+    assert len(checked) == 2
+    monkeypatch.setattr(PostDominatorTree, "ipdom", lambda self, b: None)
+    hook.check_cfg_once(second)
+    assert checked[-1] is second
+    monkeypatch.undo()
+    # With the real check: a wrong analysis is reported on a shape that passed before.
+    hook.check_cfg_once(fixture("multiple_returns"))
+    monkeypatch.setattr(PostDominatorTree, "ipdom", lambda self, b: None)
+    with pytest.raises(AnalysisMismatch, match="PostDominatorTree"):
+        hook.check_cfg_once(fixture("multiple_returns"))
+
+
 def test_a_wrong_immediate_dominator_is_reported() -> None:
     fn = fixture("diamond")
     dt = DominatorTree(fn)

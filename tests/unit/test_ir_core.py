@@ -536,3 +536,71 @@ entry:
     r = vectorize(text, kernel="g", width=4)
     assert r.vectorized_name == "__vecz_v4_g", r.remarks
     assert "@__vecz_v4_g(ptr addrspace(1) %out) comdat($g) {" in r.ir
+
+
+_EVERY_KIND = """
+%pair = type { i32, float }
+
+@g = global i32 0
+
+declare void @use(...)
+
+define void @kinds(ptr %p, i32 %x, float %f, <4 x i32> %v) {
+entry:
+  %a = add nuw nsw i32 %x, 1
+  %n = fneg fast float %f
+  %c = icmp samesign ult i32 %a, 7
+  %fc = fcmp nnan olt float %n, 1.0
+  %s = select i1 %c, i32 %a, i32 3
+  %z = zext nneg i32 %s to i64
+  %q = getelementptr inbounds nuw %pair, ptr %p, i64 %z, i32 1
+  %l = load volatile float, ptr %q, align 4
+  store atomic i32 %a, ptr @g seq_cst, align 4
+  %m = alloca [2 x i32], align 8
+  %e = extractelement <4 x i32> %v, i32 1
+  %i = insertelement <4 x i32> %v, i32 %e, i32 0
+  %h = shufflevector <4 x i32> %i, <4 x i32> poison, <2 x i32> <i32 3, i32 poison>
+  %sv = insertvalue %pair poison, float %l, 1
+  %ev = extractvalue %pair %sv, 1
+  %fr = freeze i32 %a
+  %rmw = atomicrmw add ptr %p, i32 %fr syncscope("agent") monotonic, align 4
+  %cx = cmpxchg weak ptr %p, i32 %rmw, i32 0 acq_rel monotonic, align 4
+  fence release
+  call void (...) @use(i32 %a, <2 x i32> %h, float %ev, { i32, i1 } %cx, ptr %m, i1 %fc)
+  br i1 %c, label %next, label %done
+
+next:
+  %ph = phi i32 [ %a, %entry ]
+  switch i32 %ph, label %done [
+    i32 1, label %done
+  ]
+
+done:
+  ret void
+}
+"""
+
+
+def test_clone_copies_every_attribute() -> None:
+    """`clone` copies the attributes each class declares: a declaration
+    missing one would leave the copy without it (or sharing a list or set
+    with the original)."""
+    fn = parse_module(_EVERY_KIND).get_function("kinds")
+    assert fn is not None
+    fresh = {"uses", "_operands", "_uses", "parent", "name", "_debug_records"}
+    kinds = set()
+    for inst in fn.instructions():
+        inst.set_metadata("keep", "!{}")
+        copy = inst.clone()
+        kinds.add(type(copy))
+        own, got = vars(inst), vars(copy)
+        assert set(got) | fresh == set(own) | fresh, type(inst)
+        for k, v in own.items():
+            if k in fresh:
+                continue
+            assert got[k] == v, (type(inst), k)
+            if isinstance(v, (list, set, dict)):
+                assert got[k] is not v, (type(inst), k)
+        assert copy.operands == inst.operands and copy.parent is None and copy.name is None
+        assert copy.get_metadata("keep") == "!{}"
+    assert len(kinds) == 24

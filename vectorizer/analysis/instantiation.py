@@ -19,6 +19,7 @@ from ..builtins.masked import classify_masked_call
 from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
+from ..ir.module import BasicBlock  # bound once: `V.BasicBlock` is an import per use
 from .uniformity import is_varying_root
 
 _SCALAR_TYPES = (T.IntType, T.FloatType, T.PointerType)
@@ -88,7 +89,7 @@ class InstantiationAnalysis:
                 return False
             return all(isinstance(a.type, _SCALAR_TYPES) for a in inst.args)
         if isinstance(inst, (I.BinaryOperator, I.UnaryOperator, I.ICmpInst, I.FCmpInst, I.CastInst, I.FreezeInst, I.PhiNode)):
-            return all(isinstance(op.type, _SCALAR_TYPES) for op in inst.operands if not isinstance(op, V.BasicBlock))
+            return all(isinstance(op.type, _SCALAR_TYPES) for op in inst.operands if not isinstance(op, BasicBlock))
         if isinstance(inst, I.SelectInst):
             return all(isinstance(op.type, _SCALAR_TYPES) for op in inst.operands)
         return False

@@ -17,9 +17,14 @@ from __future__ import annotations
 from ..builtins.masked import classify_masked_call
 from ..ir import instructions as I
 from ..ir import values as V
+from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .instantiation import InstantiationAnalysis
 from .stride import StrideAnalysis
 from .uniformity import UniformValueAnalysis
+
+# Leaves are stores, masked calls and what runs once per lane (atomics,
+# volatile or atomic accesses, calls): nothing else is asked.
+_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
 
 
 class PacketizationAnalysis:
@@ -37,7 +42,7 @@ class PacketizationAnalysis:
         self._marked: set[int] = set()
         self.values: list[V.Value] = []
         work: list[V.Value] = []
-        for inst in function.instructions():
+        for inst in [i for i in function.instructions() if isinstance(i, _MAY_BE_LEAF)]:
             if self._is_leaf(inst, instantiation):
                 work.extend(self._operands_to_follow(inst))
         while work:
@@ -53,9 +58,10 @@ class PacketizationAnalysis:
         return id(value) in self._marked
 
     def _is_leaf(self, inst: I.Instruction, instantiation: InstantiationAnalysis) -> bool:
-        if self.uniform.is_uniform(inst) and not classify_masked_call(inst):
+        masked = classify_masked_call(inst)
+        if self.uniform.is_uniform(inst) and not masked:
             return False
-        if isinstance(inst, I.StoreInst) or classify_masked_call(inst) is not None:
+        if isinstance(inst, I.StoreInst) or masked is not None:
             return True
         return instantiation.per_lane(inst)
 
@@ -77,4 +83,4 @@ class PacketizationAnalysis:
             return ops
         if isinstance(inst, I.CallInst):
             return list(inst.args)
-        return [op for op in inst.operands if not isinstance(op, (V.BasicBlock, V.Function))]
+        return [op for op in inst.operands if not isinstance(op, (BasicBlock, Function))]

@@ -36,6 +36,7 @@ from ..ir import instructions as I
 from ..ir import values as V
 from ..ir.module import BasicBlock, Function
 from ..ir.types import PointerType
+from . import subgroups as _sg
 
 # What a callee's name says, remembered by name (both are functions of the
 # name alone, and frozen): every computation of the analysis asks it for
@@ -47,6 +48,12 @@ is_pure_callee = functools.lru_cache(maxsize=2048)(_is_pure_callee)
 # are looked up through `values.__getattr__` (an import) on every use, which
 # was a fifth of this analysis's time.
 _NEVER_VARYING = (V.Constant, BasicBlock, Function)
+# Only these can be a root, write memory, or answer once for the packet:
+# every other user is classified without asking the builtins' tables.
+_CALL_LIKE = (I.CallInst, I.LoadInst, I.StoreInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+_PLAIN_USER = (False, None)
+# The collective a callee's name denotes (a function of the name alone).
+parse_collective = functools.lru_cache(maxsize=2048)(_sg.parse_collective)
 
 
 def _may_write_memory(inst: V.Value) -> bool:
@@ -128,17 +135,8 @@ def is_packet_uniform_collective(value: V.Value) -> bool:
     reduction, all/any, a broadcast, a ballot and its counts), or work-group:
     uniform in a packet whatever its operands (transform/subgroup_builtins.py
     computes it from them)."""
-    from .subgroups import (
-        ALL,
-        ALL_EQUAL,
-        ANY,
-        BALLOT,
-        BALLOT_BIT,
-        BROADCAST,
-        REDUCE,
-        parse_collective,
-    )
-
+    ALL, ALL_EQUAL, ANY, BALLOT = _sg.ALL, _sg.ALL_EQUAL, _sg.ANY, _sg.BALLOT
+    BALLOT_BIT, BROADCAST, REDUCE = _sg.BALLOT_BIT, _sg.BROADCAST, _sg.REDUCE
     if not isinstance(value, I.CallInst):
         return False
     fn = value.called_function
@@ -234,9 +232,10 @@ class UniformValueAnalysis:
         self._varying: set[int] = set()
         self._values: list[V.Value] = []
         roots: list[V.Value] = [function.args[i] for i in varying_args]
+        candidates = [inst for inst in function.instructions() if isinstance(inst, _CALL_LIKE)]
         roots += [
             inst
-            for inst in function.instructions()
+            for inst in candidates
             if is_varying_root(inst, dim) or _differs_per_lane(inst)
         ]
         # A side effect run once per lane on private memory (a call handed the
@@ -269,29 +268,35 @@ class UniformValueAnalysis:
         # operands are varying. Kept for this call only (ids are reused once
         # the IR changes).
         seen: dict[int, tuple[bool, object]] = {}
+        known_of, add = seen.get, self._add
         while work:
             value = work.pop()
-            for user in value.users:
-                known = seen.get(id(user))
+            # Every use, not `users`: a user met again is already decided
+            # (skipped, or marked), so the walk and its order are the same.
+            for use in value.uses:
+                user = use.user
+                known = known_of(id(user))
                 if known is None:
-                    if _may_write_memory(user):
-                        # A varying side effect on private memory makes that memory varying
-                        # (the same allocas for every operand: marked on the first visit).
-                        for op in user.operands:
-                            if isinstance(op.type, PointerType):
-                                for alloca in allocas_reached(op):
-                                    if self._add(alloca):
-                                        work.append(alloca)
-                    # "any/all active lanes", a sub-group reduction: one answer for the packet.
-                    one_answer = is_lane_reduction(user) or is_packet_uniform_collective(user)
-                    masked = None if one_answer else classify_masked_call(user)
-                    known = seen[id(user)] = (one_answer, masked)
+                    known = seen[id(user)] = _PLAIN_USER
+                    if isinstance(user, _CALL_LIKE):
+                        if _may_write_memory(user):
+                            # A varying side effect on private memory makes that memory varying
+                            # (the same allocas for every operand: marked on the first visit).
+                            for op in user.operands:
+                                if isinstance(op.type, PointerType):
+                                    for alloca in allocas_reached(op):
+                                        if self._add(alloca):
+                                            work.append(alloca)
+                        # "any/all active lanes", a sub-group reduction: one answer for the packet.
+                        one_answer = is_lane_reduction(user) or is_packet_uniform_collective(user)
+                        masked = None if one_answer else classify_masked_call(user)
+                        known = seen[id(user)] = (one_answer, masked)
                 one_answer, masked = known
                 if one_answer:
                     continue
                 if masked is not None and masked.kind == "load" and masked.pointer is not value:
                     continue  # only the mask of a masked load (`_only_masks`)
-                if self._add(user):
+                if add(user):
                     work.append(user)
 
     def _add(self, value: V.Value) -> bool:

@@ -9,6 +9,7 @@ instantiated lane by lane, or can it not be vectorized at all.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 from .async_copy import is_group_operation
@@ -57,8 +58,11 @@ _NO_EFFECT_PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(name: str | None) -> BuiltinSummary:
-    """Classify a callee by name (None for indirect calls)."""
+    """Classify a callee by name (None for indirect calls). A function of
+    the name alone, asked for every call by every analysis: remembered (the
+    summaries are frozen)."""
     if name is None:
         return BuiltinSummary(BuiltinKind.USER)
     q = work_item_query(name)
@@ -110,8 +114,10 @@ PURE_OPENCL = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def is_pure_callee(name: str | None) -> bool:
-    """Is a call to `name` a pure function of its arguments (no memory, no effects)?"""
+    """Is a call to `name` a pure function of its arguments (no memory, no effects)?
+    (A function of the name alone: remembered.)"""
     if name is None:
         return False
     if classify(name).kind in (BuiltinKind.WORK_ITEM, BuiltinKind.ELEMENTWISE, BuiltinKind.OPENCL_EXACT):

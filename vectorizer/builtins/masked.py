@@ -23,6 +23,7 @@ The type suffix `<T>` is LLVM's overloaded-intrinsic spelling (`i32`, `f32`,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -297,6 +298,17 @@ class MaskedCall:
     args: list[V.Value] = field(default_factory=list)
 
 
+@functools.lru_cache(maxsize=4096)
+def _name_forms(name: str) -> tuple[bool, bool, int | None, int | None, bool]:
+    """What a masked builtin's name says, whatever the call's operands:
+    (any, all, load alignment, store alignment, wrapper prefix). A function
+    of the name alone, asked for every call of every analysis: remembered."""
+    load = _LOAD_RE.match(name)
+    store = _STORE_RE.match(name)
+    return (name == ANY_NAME, name == ALL_NAME, int(load.group(1)) if load else None,
+            int(store.group(1)) if store else None, name.startswith(WRAPPER_PREFIX))
+
+
 def classify_masked_call(call: V.Value) -> MaskedCall | None:
     """Recognise a call to a masked builtin; None for anything else."""
     if not isinstance(call, I.CallInst):
@@ -304,21 +316,19 @@ def classify_masked_call(call: V.Value) -> MaskedCall | None:
     fn = call.called_function
     if fn is None or not fn.name or not fn.name.startswith(PREFIX):
         return None
-    name = fn.name
+    is_any, is_all, load_align, store_align, wrapper = _name_forms(fn.name)
     args = call.args
-    if name == ANY_NAME and len(args) == 1:
+    if is_any and len(args) == 1:
         return MaskedCall("any", call, args[0])
-    if name == ALL_NAME and len(args) == 1:
+    if is_all and len(args) == 1:
         return MaskedCall("all", call, args[0])
-    m = _LOAD_RE.match(name)
-    if m and len(args) == 2:
-        return MaskedCall("load", call, args[1], align=int(m.group(1)), elem_type=call.type, pointer=args[0])
-    m = _STORE_RE.match(name)
-    if m and len(args) == 3:
+    if load_align is not None and len(args) == 2:
+        return MaskedCall("load", call, args[1], align=load_align, elem_type=call.type, pointer=args[0])
+    if store_align is not None and len(args) == 3:
         return MaskedCall(
-            "store", call, args[2], align=int(m.group(1)), elem_type=args[0].type, pointer=args[1], value=args[0]
+            "store", call, args[2], align=store_align, elem_type=args[0].type, pointer=args[1], value=args[0]
         )
-    if name.startswith(WRAPPER_PREFIX) and args and args[-1].type == T.i1:
+    if wrapper and args and args[-1].type == T.i1:
         return MaskedCall("wrapper", call, args[-1], args=list(args[:-1]))
     return None
 

@@ -98,7 +98,8 @@ def clone_function(fn: Function, new_name: str) -> tuple[Function, dict[V.Value,
                 c.link_operand(k, V.BlockAddress(new, vmap[v.block], v.type))
             else:
                 c.link_operand(k, vmap[v])
-        c.debug_records = [r.copy(remap) for r in old.debug_records]
+        if old._debug_records:
+            c._debug_records = [r.copy(remap) for r in old._debug_records]
     new.uselistorder = [u.copy(remap) for u in fn.uselistorder]
     if module is not None:
         _duplicate_debug_info(module, new)
@@ -158,9 +159,9 @@ def _duplicate_debug_info(module: Module, new: Function) -> None:
     # Roots: the subprogram and whatever the function's instructions name.
     roots = [sp]
     for inst in new.instructions():
-        for _, t in inst.metadata:
+        for _, t in inst._metadata or ():
             roots.extend(_refs(t))
-        for r in inst.debug_records:
+        for r in inst._debug_records or ():
             roots.extend(_refs("".join(r.text.parts)))
         for op in inst._operands:
             if isinstance(op, V.MetadataValue):
@@ -189,9 +190,9 @@ def _duplicate_debug_info(module: Module, new: Function) -> None:
         module.metadata_nodes.append(V.TextWithRefs(parts, old.refs))
     new.metadata = [(k, _subst(t, f)) for k, t in new.metadata]
     for inst in new.instructions():
-        if inst.metadata:
-            inst.metadata = [(k, _subst(t, f)) for k, t in inst.metadata]
-        for r in inst.debug_records:
+        if inst._metadata:
+            inst._metadata = [(k, _subst(t, f)) for k, t in inst._metadata]
+        for r in inst._debug_records or ():
             r.text.parts = [_subst(p, f) for p in r.text.parts]
         for k, op in enumerate(inst._operands):
             if isinstance(op, V.MetadataValue):

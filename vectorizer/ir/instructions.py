@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import types as T
-from .values import ConstantInt, TextWithRefs, Use, User, Value
+from .values import ConstantInt, TextWithRefs, Use, User, Value, _new
 
 if TYPE_CHECKING:  # pragma: no cover
     from .module import BasicBlock, Function
@@ -96,6 +96,12 @@ FCMP_PREDICATES = (
     "uno",
     "true",
 )
+# The same, as sets for the constructors' checks (a tuple is searched in order).
+_BINARY_SET = frozenset(BINARY_OPCODES)
+_FP_BINARY_SET = frozenset(FP_BINARY_OPCODES)
+_CAST_SET = frozenset(CAST_OPCODES)
+_ICMP_SET = frozenset(ICMP_PREDICATES)
+_FCMP_SET = frozenset(FCMP_PREDICATES)
 # In the order LLVM prints them (`fast` stands for all of them).
 FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
@@ -126,27 +132,79 @@ class DebugRecord:
         return f"DebugRecord({str(self)!r})"
 
 
-# The attributes `Instruction.clone` gives the copy afresh instead of copying.
-_CLONE_FRESH = frozenset({"uses", "_operands", "_uses", "parent", "name", "debug_records"})
+# What `Instruction.clone` copies, per class (see `_copier`). Each class
+# names the instance attributes its `__init__` sets beyond those of its
+# bases: `_SHARED` ones are copied by reference (types, strings, numbers),
+# `_COPIED` ones hold a list or set the copy gets its own copy of. The
+# attributes every instruction has (`uses`, `_operands`, `_uses`, `parent`,
+# `name`, debug records) are given afresh, metadata attachments copied.
+_CONTAINERS = (list, set, dict)
+
+
+def _copier(cls: type) -> Callable[[Any, Any], None]:
+    """A function copying the per-class attributes of a `cls` instance to a
+    new one. Generated once per class: copying `__dict__` instead would make
+    Python turn both objects' attributes into real dictionaries, after which
+    every attribute read on them is several times slower."""
+    shared: list[str] = ["type"]
+    copied: list[str] = []
+    for klass in reversed(cls.__mro__):
+        shared += [a for a in klass.__dict__.get("_SHARED", ()) if a not in shared]
+        copied += [a for a in klass.__dict__.get("_COPIED", ()) if a not in copied]
+    lines = ["def copy(src, dst):"]
+    lines += [f"    dst.{a} = src.{a}" for a in shared]
+    for a in copied:
+        lines.append(f"    v = src.{a}")
+        lines.append(f"    dst.{a} = v.copy() if type(v) in containers else v")
+    lines.append("    m = src._metadata")
+    lines.append("    if m:")
+    lines.append("        dst._metadata = list(m)")
+    scope: dict[str, Any] = {"containers": _CONTAINERS}
+    exec("\n".join(lines), scope)  # noqa: S102 - our own attribute names only
+    fn = scope["copy"]
+    cls._copy_fields = fn  # type: ignore[attr-defined]
+    return fn
 
 
 class Instruction(User):
     """Base of all instructions."""
 
     opcode: str = ""
-
-    def __init__(self, type: T.Type, operands: Iterable[Value] = (), name: str | None = None) -> None:
-        super().__init__(type, operands, name)
-        self.parent: BasicBlock | None = None
-        self.metadata: list[tuple[str, str]] = []
-        self.debug_records: list[DebugRecord] = []
-
-    # ------------------------------------------------------------ structure
+    # Block terminators say so in their class (OpaqueInst by its opcode).
+    is_terminator: bool = False
+    # Made on first use: most instructions have no attachments or records.
+    _metadata: list[tuple[str, str]] | None = None
+    _debug_records: list[DebugRecord] | None = None
+    # The containing block; set when inserted. (A class default rather than
+    # an `__init__` of its own: each instruction is built through one call
+    # less, `User.__init__` directly.)
+    parent: BasicBlock | None = None
 
     @property
-    def is_terminator(self) -> bool:
-        """True for block terminators (br, ret, switch, unreachable, ...)."""
-        return self.opcode in TERMINATOR_OPCODES
+    def metadata(self) -> list[tuple[str, str]]:
+        """Metadata attachments `[(kind, text)]`, e.g. `("dbg", "!7")`."""
+        m = self._metadata
+        if m is None:
+            m = self._metadata = []
+        return m
+
+    @metadata.setter
+    def metadata(self, value: list[tuple[str, str]]) -> None:
+        self._metadata = value
+
+    @property
+    def debug_records(self) -> list[DebugRecord]:
+        """The debug records (`#dbg_value(...)`, ...) printed before this instruction."""
+        d = self._debug_records
+        if d is None:
+            d = self._debug_records = []
+        return d
+
+    @debug_records.setter
+    def debug_records(self, value: list[DebugRecord]) -> None:
+        self._debug_records = value
+
+    # ------------------------------------------------------------ structure
 
     @property
     def function(self) -> Function | None:
@@ -178,16 +236,16 @@ class Instruction(User):
 
     def get_metadata(self, kind: str) -> str | None:
         """The text of attachment `!kind`, if present."""
-        for k, v in self.metadata:
+        for k, v in self._metadata or ():
             if k == kind:
                 return v
         return None
 
     def set_metadata(self, kind: str, text: str | None) -> None:
         """Set (or with None, remove) attachment `!kind`."""
-        self.metadata = [(k, v) for k, v in self.metadata if k != kind]
+        self._metadata = [(k, v) for k, v in self._metadata or () if k != kind]
         if text is not None:
-            self.metadata.append((kind, text))
+            self._metadata.append((kind, text))
 
     # ------------------------------------------------------------- editing
 
@@ -201,34 +259,32 @@ class Instruction(User):
         (Recording such a use only to drop it again made cloning quadratic in
         the uses of a much-used value: each drop searched its use list.)
         """
-        new = object.__new__(type(self))
-        d = new.__dict__
-        fresh = _CLONE_FRESH
-        for k, v in self.__dict__.items():
-            if k in fresh:
-                v = None  # set just below (copying a much-used value's `uses` cost O(uses))
-            elif isinstance(v, (list, set, dict)):
-                v = type(v)(v)
-            d[k] = v
+        cls = type(self)
+        new = _new(cls)
+        copy = cls.__dict__.get("_copy_fields")
+        if copy is None:
+            copy = _copier(cls)
+        copy(self, new)
         new.uses = []
-        new._operands = []
-        new._uses = []
         new.parent = None
         new.name = None
-        new.debug_records = []
-        d.pop("_md_users", None)
+        ops = new._operands = list(self._operands)
+        uses = new._uses = []
         if unlinked is None:
-            ops = new._operands = list(self._operands)
-            uses = new._uses = [Use(new, i) for i in range(len(ops))]
-            for v, use in zip(ops, uses, strict=True):
-                v.uses.append(use)
+            for i, v in enumerate(ops):
+                u = _new(Use)
+                u.user = new
+                u.index = i
+                v.uses.append(u)
+                uses.append(u)
             return new
-        for v in self._operands:
-            if unlinked(v):
-                new._operands.append(v)
-                new._uses.append(Use(new, len(new._uses)))
-            else:
-                new._append_operand(v)
+        for i, v in enumerate(ops):
+            u = _new(Use)
+            u.user = new
+            u.index = i
+            if not unlinked(v):
+                v.uses.append(u)
+            uses.append(u)
         return new
 
     def insert_before(self, other: Instruction) -> None:
@@ -241,6 +297,9 @@ class Instruction(User):
         block.instructions.insert(i, self)
         self.parent = block
         _inserted(block, i, self)
+        # `other` moved to i + 1: say so (a hint, checked on use), so that a
+        # run of insertions before one anchor finds it at once each time.
+        block._positions.pos[id(other)] = i + 1
 
     def insert_after(self, other: Instruction) -> None:
         """Insert this (detached) instruction just after `other`."""
@@ -274,15 +333,15 @@ class Instruction(User):
             block = self.parent
             insts = block.instructions
             i = _index_in(block, self)
-            if self.debug_records and i + 1 < len(insts):
-                insts[i + 1].debug_records[:0] = self.debug_records
-                self.debug_records = []
+            if self._debug_records and i + 1 < len(insts):
+                insts[i + 1].debug_records[:0] = self._debug_records
+                self._debug_records = None
             del insts[i]
             _removed(block, i, self)
             self.parent = None
-        for r in self.debug_records:
+        for r in self._debug_records or ():
             r.text.detach()
-        self.debug_records = []
+        self._debug_records = None
         self.drop_all_references()
 
     def _check_detached(self) -> None:
@@ -333,8 +392,10 @@ def _positions(block: BasicBlock) -> _Positions:
 
 def _index_in(block: BasicBlock, inst: Instruction) -> int:
     """The index of `inst` in `block.instructions` (see `_Positions`)."""
-    p = _positions(block)
-    insts = p.insts
+    p = block._positions  # `_positions(block)`, inlined (a hot path)
+    insts = block.instructions
+    if p is None or p.insts is not insts:
+        p = block._positions = _Positions(insts)
     i = p.pos.get(id(inst))
     if i is not None and i < len(insts) and insts[i] is inst:
         return i
@@ -364,7 +425,12 @@ def _edited(block: BasicBlock, i: int) -> _Positions:
 
 def _inserted(block: BasicBlock, i: int, inst: Instruction) -> None:
     """`inst` was just inserted at index `i` of `block.instructions`."""
-    _edited(block, i).pos[id(inst)] = i
+    p = block._positions  # `_edited(block, i)`, inlined (a hot path)
+    if p is None or p.insts is not block.instructions:
+        p = block._positions = _Positions(block.instructions)
+    elif p.valid > i:
+        p.valid = i
+    p.pos[id(inst)] = i
 
 
 def _removed(block: BasicBlock, i: int, inst: Instruction) -> None:
@@ -375,8 +441,11 @@ def _removed(block: BasicBlock, i: int, inst: Instruction) -> None:
 class BinaryOperator(Instruction):
     """Integer and floating-point binary operators."""
 
+    _SHARED = ("opcode",)
+    _COPIED = ("flags",)
+
     def __init__(self, opcode: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if opcode not in BINARY_OPCODES:
+        if opcode not in _BINARY_SET:
             raise ValueError(f"not a binary opcode: {opcode}")
         super().__init__(lhs.type, (lhs, rhs), name)
         self.opcode = opcode
@@ -395,6 +464,9 @@ class BinaryOperator(Instruction):
 
 class UnaryOperator(Instruction):
     """`fneg`."""
+
+    _SHARED = ("opcode",)
+    _COPIED = ("flags",)
 
     def __init__(self, opcode: str, operand: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
         super().__init__(operand.type, (operand,), name)
@@ -416,10 +488,13 @@ def _cmp_type(t: T.Type) -> T.Type:
 class ICmpInst(Instruction):
     """`icmp [samesign] pred`."""
 
+    _SHARED = ("predicate",)
+    _COPIED = ("flags",)
+
     opcode = "icmp"
 
     def __init__(self, predicate: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if predicate not in ICMP_PREDICATES:
+        if predicate not in _ICMP_SET:
             raise ValueError(f"bad icmp predicate {predicate}")
         super().__init__(_cmp_type(lhs.type), (lhs, rhs), name)
         self.predicate = predicate
@@ -439,10 +514,13 @@ class ICmpInst(Instruction):
 class FCmpInst(Instruction):
     """`fcmp [fast-math flags] pred`."""
 
+    _SHARED = ("predicate",)
+    _COPIED = ("flags",)
+
     opcode = "fcmp"
 
     def __init__(self, predicate: str, lhs: Value, rhs: Value, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if predicate not in FCMP_PREDICATES:
+        if predicate not in _FCMP_SET:
             raise ValueError(f"bad fcmp predicate {predicate}")
         super().__init__(_cmp_type(lhs.type), (lhs, rhs), name)
         self.predicate = predicate
@@ -461,6 +539,8 @@ class FCmpInst(Instruction):
 
 class SelectInst(Instruction):
     """`select`."""
+
+    _COPIED = ("flags",)
 
     opcode = "select"
 
@@ -488,6 +568,8 @@ class SelectInst(Instruction):
 
 class PhiNode(Instruction):
     """`phi`: operands are `[v0, bb0, v1, bb1, ...]`."""
+
+    _COPIED = ("flags",)
 
     opcode = "phi"
 
@@ -564,8 +646,11 @@ class PhiNode(Instruction):
 class CastInst(Instruction):
     """Conversions (`trunc`, `zext`, ..., `addrspacecast`)."""
 
+    _SHARED = ("opcode",)
+    _COPIED = ("flags",)
+
     def __init__(self, opcode: str, value: Value, type: T.Type, flags: Iterable[str] = (), name: str | None = None) -> None:
-        if opcode not in CAST_OPCODES:
+        if opcode not in _CAST_SET:
             raise ValueError(f"not a cast opcode: {opcode}")
         super().__init__(type, (value,), name)
         self.opcode = opcode
@@ -601,6 +686,9 @@ def gep_result_type(pointer: Value, indices: Sequence[Value]) -> T.Type:
 
 class GetElementPtrInst(Instruction):
     """`getelementptr [inbounds|nusw] [nuw] T, ptr p, indices...`."""
+
+    _SHARED = ("source_element_type",)
+    _COPIED = ("flags",)
 
     opcode = "getelementptr"
 
@@ -644,6 +732,8 @@ class GetElementPtrInst(Instruction):
 class LoadInst(Instruction):
     """`load [atomic] [volatile] T, ptr p [syncscope(..)] [ordering], align N`."""
 
+    _SHARED = ("align", "volatile", "ordering", "syncscope")
+
     opcode = "load"
 
     def __init__(
@@ -670,6 +760,8 @@ class LoadInst(Instruction):
 
 class StoreInst(Instruction):
     """`store [atomic] [volatile] T v, ptr p ...`."""
+
+    _SHARED = ("align", "volatile", "ordering", "syncscope")
 
     opcode = "store"
 
@@ -702,6 +794,9 @@ class StoreInst(Instruction):
 class AllocaInst(Instruction):
     """`alloca [inalloca] [swifterror] T [, ty n] [, align N] [, addrspace(A)]`."""
 
+    _SHARED = ("allocated_type", "align", "addrspace")
+    _COPIED = ("flags",)
+
     opcode = "alloca"
 
     def __init__(
@@ -732,6 +827,11 @@ class CallInst(Instruction):
     attributes of argument i, e.g. `noundef align 4`), `attributes`
     (function attributes, e.g. `#3`). `bundles` are `[(tag, [values])]`.
     """
+
+    _SHARED = (
+        "function_type", "num_args", "calling_conv", "tail", "return_attributes", "attributes", "addrspace",
+    )
+    _COPIED = ("flags", "arg_attributes", "bundle_layout")
 
     opcode = "call"
 
@@ -805,6 +905,8 @@ class BranchInst(Instruction):
     """`br label %d` or `br i1 %c, label %t, label %f`: operands `[dest]` or
     `[cond, true_dest, false_dest]`."""
 
+    is_terminator = True
+
     opcode = "br"
 
     def __init__(self, *operands: Value) -> None:
@@ -831,6 +933,8 @@ class BranchInst(Instruction):
 
 class SwitchInst(Instruction):
     """`switch`: operands `[cond, default, c0, bb0, c1, bb1, ...]`."""
+
+    is_terminator = True
 
     opcode = "switch"
 
@@ -878,6 +982,8 @@ class SwitchInst(Instruction):
 class ReturnInst(Instruction):
     """`ret void` / `ret T v`."""
 
+    is_terminator = True
+
     opcode = "ret"
 
     def __init__(self, value: Value | None = None) -> None:
@@ -891,6 +997,8 @@ class ReturnInst(Instruction):
 
 class UnreachableInst(Instruction):
     """`unreachable`."""
+
+    is_terminator = True
 
     opcode = "unreachable"
 
@@ -947,6 +1055,8 @@ class ShuffleVectorInst(Instruction):
     """`shufflevector`; `mask` is a list of lane numbers (-1 = poison). For a
     scalable result the mask is all 0 (`zeroinitializer`) or all -1."""
 
+    _COPIED = ("mask",)
+
     opcode = "shufflevector"
 
     def __init__(self, v1: Value, v2: Value, mask: Sequence[int], name: str | None = None) -> None:
@@ -981,6 +1091,8 @@ def aggregate_element_type(t: T.Type, indices: Sequence[int]) -> T.Type:
 class ExtractValueInst(Instruction):
     """`extractvalue agg, i, j...`."""
 
+    _COPIED = ("indices",)
+
     opcode = "extractvalue"
 
     def __init__(self, aggregate: Value, indices: Sequence[int], name: str | None = None) -> None:
@@ -995,6 +1107,8 @@ class ExtractValueInst(Instruction):
 
 class InsertValueInst(Instruction):
     """`insertvalue agg, v, i, j...`."""
+
+    _COPIED = ("indices",)
 
     opcode = "insertvalue"
 
@@ -1030,6 +1144,8 @@ class FreezeInst(Instruction):
 class AtomicRMWInst(Instruction):
     """`atomicrmw [volatile] op ptr p, T v [syncscope(..)] ordering, align N`."""
 
+    _SHARED = ("operation", "ordering", "syncscope", "volatile", "align")
+
     opcode = "atomicrmw"
 
     def __init__(
@@ -1064,6 +1180,8 @@ class AtomicRMWInst(Instruction):
 class AtomicCmpXchgInst(Instruction):
     """`cmpxchg [weak] [volatile] ptr p, T cmp, T new [syncscope] succ fail, align N`;
     its type is `{ T, i1 }`."""
+
+    _SHARED = ("success_ordering", "failure_ordering", "syncscope", "weak", "volatile", "align")
 
     opcode = "cmpxchg"
 
@@ -1112,6 +1230,8 @@ class AtomicCmpXchgInst(Instruction):
 class FenceInst(Instruction):
     """`fence [syncscope(..)] ordering`."""
 
+    _SHARED = ("ordering", "syncscope")
+
     opcode = "fence"
 
     def __init__(self, ordering: str = "seq_cst", syncscope: str | None = None) -> None:
@@ -1126,12 +1246,20 @@ class OpaqueInst(Instruction):
     `opcode ` is a template whose holes are its operands (blocks included),
     so uses, successors and renaming still work."""
 
+    _SHARED = ("opcode",)
+    _COPIED = ("parts",)
+
     def __init__(self, opcode: str, type: T.Type, parts: Sequence[str], operands: Sequence[Value], name: str | None = None) -> None:
         if len(parts) != len(operands) + 1:
             raise ValueError("OpaqueInst needs len(parts) == len(operands) + 1")
         super().__init__(type, operands, name)
         self.opcode = opcode
         self.parts: list[str] = list(parts)
+
+    @property  # type: ignore[override]
+    def is_terminator(self) -> bool:
+        """True when the opcode is a terminator's (invoke, resume, ...)."""
+        return self.opcode in TERMINATOR_OPCODES
 
     @property
     def successors(self) -> list[BasicBlock]:

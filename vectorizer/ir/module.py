@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from . import types as T
 from .instructions import (
@@ -160,8 +161,8 @@ class Function(GlobalValue):
 
     def instructions(self) -> Iterator[Instruction]:
         """All instructions, block by block (do not add/remove while iterating)."""
-        for b in self.blocks:
-            yield from b.instructions
+        # Chained in C: no generator step per instruction.
+        return chain.from_iterable(b.instructions for b in self.blocks)
 
     def add_block(self, name: str | None = None, before: BasicBlock | None = None, after: BasicBlock | None = None) -> BasicBlock:
         """Create a block at the end (or just before `before` / after `after`)."""
@@ -194,7 +195,7 @@ class Function(GlobalValue):
         for b in self.blocks:
             for i in b.instructions:
                 i.drop_all_references()
-                for r in i.debug_records:
+                for r in i._debug_records or ():
                     r.text.detach()
         for b in self.blocks:
             for i in b.instructions:
@@ -333,7 +334,7 @@ class BasicBlock(Value):
                 raise ValueError(f"erase: {self!r} is still named by {u.user!r}")
         for i in self.instructions:
             i.drop_all_references()
-            for r in i.debug_records:
+            for r in i._debug_records or ():
                 r.text.detach()
             i.parent = None
         self.instructions = []

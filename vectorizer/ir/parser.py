@@ -128,6 +128,22 @@ _VALUE_KWS = frozenset(
 )
 _FN_TRAILING = frozenset({"section", "partition", "comdat", "align", "gc", "prefix", "prologue", "personality"})
 _CC_RE = re.compile(r"(?:[a-z0-9_]*cc|spir_func|spir_kernel|ptx_kernel|ptx_device|amdgpu_\w+|aarch64_\w+)\Z")
+# Whether a keyword names a calling convention (`_CC_RE`), by keyword: the
+# word after `call` is a keyword (a type, mostly) on almost every call.
+_IS_CC: dict[str, bool] = {}
+
+
+def _is_cc(x: str) -> bool:
+    c = _IS_CC.get(x)
+    if c is None:
+        c = _IS_CC[x] = _CC_RE.match(x) is not None
+        if len(_IS_CC) > 10_000:
+            _IS_CC.clear()
+    return c
+
+
+# The kinds of token an attribute run can start with (`attr_list`).
+_ATTR_START = frozenset({KW, STR, ATTRGRP})
 _OPAQUE_OPS = frozenset(
     {
         "invoke",
@@ -157,6 +173,56 @@ def _key(text: str) -> str | int:
     return text
 
 
+# `_key(text[1:])` by token text (`%5`, `@f`, `%"a b"`): the same names
+# recur on every line and in every parse of a kernel.
+_KEYS: dict[str, str | int] = {}
+
+
+def _sigil_key(text: str) -> str | int:
+    """`_key` of a name token without its sigil (`%x`, `@g`)."""
+    k = _KEYS.get(text)
+    if k is None:
+        if len(_KEYS) > 100_000:
+            _KEYS.clear()
+        k = _KEYS[text] = _key(text[1:])
+    return k
+
+
+class _TokenFacts:
+    """What parsing a token list once tells about every later parse of it
+    (the lexer shares one token list between the parses of a text): the
+    token texts (`_Parser.skip_body`), and the function headers read
+    (`_Parser.parse_fn_header`) and vector and array types
+    (`_Parser.parse_type`) by the index of their first token."""
+
+    __slots__ = ("toks", "texts", "headers", "types")
+
+    def __init__(self, toks: list[Token]) -> None:
+        self.toks = toks
+        self.texts: list[str] | None = None
+        self.headers: dict[int, tuple[Any, ...]] = {}
+        # Vector and array types without a named struct (immutable, so one
+        # object serves every parse): (type, index after it) by first token.
+        self.types: dict[int, tuple[T.Type, int]] = {}
+
+
+# The facts of the last few token lists, by `id` of the list (which each
+# entry keeps alive).
+_FACTS: dict[int, _TokenFacts] = {}
+
+
+def _facts(toks: list[Token]) -> _TokenFacts:
+    f = _FACTS.get(id(toks))
+    if f is None or f.toks is not toks:
+        if len(_FACTS) >= 4:
+            try:  # (another thread may be dropping the same entry)
+                del _FACTS[next(iter(_FACTS))]
+            except (KeyError, RuntimeError):
+                pass
+        f = _FACTS[id(toks)] = _TokenFacts(toks)
+    return f
+
+
 class _Placeholder(V.Value):
     """A local used before its definition."""
 
@@ -182,8 +248,10 @@ class _Parser:
         self.gsyms: dict[str | int, GlobalValue] = {}
         self.fn_blocks: dict[int, dict[str | int, BasicBlock]] = {}
         self.st: _FnState | None = None
-        self._int_types: dict[str, T.IntType] = {}
-        self._float_types = {k: T.FloatType(k) for k in T.FLOAT_KINDS}
+        # The one-keyword types by keyword (integer types added when first met).
+        self._kw_types: dict[str, T.Type] = {k: T.FloatType(k) for k in T.FLOAT_KINDS}
+        self._kw_types.update(void=T.void, label=T.label, metadata=T.metadata, token=T.token)
+        self._types = _facts(self.toks).types
 
     # ------------------------------------------------------------ basics
 
@@ -280,11 +348,12 @@ class _Parser:
         k, x = t.kind, t.text
         self.i += 1
         if k == KW:
+            kt = self._kw_types.get(x)
+            if kt is not None:
+                return kt
             if x[0] == "i" and x[1:].isdigit():
-                it = self._int_types.get(x)
-                if it is None:
-                    it = self._int_types[x] = T.IntType(int(x[1:]))
-                return it
+                kt = self._kw_types[x] = T.IntType(int(x[1:]))
+                return kt
             if x == "ptr":
                 if self.toks[self.i].text == "addrspace":
                     self.i += 1
@@ -293,17 +362,6 @@ class _Parser:
                     self.expect(")")
                     return T.PointerType(n) if n else T.ptr
                 return T.ptr
-            ft = self._float_types.get(x)
-            if ft is not None:
-                return ft
-            if x == "void":
-                return T.void
-            if x == "label":
-                return T.label
-            if x == "metadata":
-                return T.metadata
-            if x == "token":
-                return T.token
             if x == "target":
                 start = self.i - 1
                 self.skip_group()
@@ -312,12 +370,32 @@ class _Parser:
                 return T.OpaqueType(x)
             self.i -= 1
             self.error("expected a type")
-        if x == "<":
-            if self.toks[self.i].text == "{":
+        if (x == "<" or x == "[") and k == PUNCT:
+            start = self.i - 1
+            known = self._types.get(start)
+            if known is not None:
+                self.i = known[1]
+                return known[0]
+            if x == "<" and self.toks[self.i].text == "{":
                 self.i += 1
                 elems = self._type_list("}")
                 self.expect(">")
                 return T.StructType(elems, packed=True)
+            ty = self._sequence_type(x)
+            toks = self.toks
+            if all(toks[j].kind != LOCAL for j in range(start, self.i)):
+                self._types[start] = (ty, self.i)
+            return ty
+        if x == "{":
+            return T.StructType(self._type_list("}"))
+        if k == LOCAL:
+            return self.m.get_struct_type(_sigil_key(x))  # type: ignore[arg-type]
+        self.i -= 1
+        self.error("expected a type")
+
+    def _sequence_type(self, x: str) -> T.Type:
+        """The rest of `<N x T>`, `<vscale x N x T>` or `[N x T]`."""
+        if x == "<":
             scalable = False
             if self.accept("vscale"):
                 self.expect("x")
@@ -327,18 +405,11 @@ class _Parser:
             el = self.parse_type()
             self.expect(">")
             return T.VectorType(el, n, scalable)
-        if x == "[":
-            n = self.expect_int()
-            self.expect("x")
-            el = self.parse_type()
-            self.expect("]")
-            return T.ArrayType(el, n)
-        if x == "{":
-            return T.StructType(self._type_list("}"))
-        if k == LOCAL:
-            return self.m.get_struct_type(_key(x[1:]))  # type: ignore[arg-type]
-        self.i -= 1
-        self.error("expected a type")
+        n = self.expect_int()
+        self.expect("x")
+        el = self.parse_type()
+        self.expect("]")
+        return T.ArrayType(el, n)
 
     def _type_list(self, close: str) -> list[T.Type]:
         elems: list[T.Type] = []
@@ -381,10 +452,10 @@ class _Parser:
         if t.kind != LOCAL:
             self.error("expected a block")
         self.i += 1
-        return self.block_ref(_key(t.text[1:]))
+        return self.block_ref(_sigil_key(t.text))
 
     def global_ref(self, text: str, at: int) -> GlobalValue:
-        g = self.gsyms.get(_key(text[1:]))
+        g = self.gsyms.get(_sigil_key(text))
         if g is None:
             self.error(f"use of undefined global {text}", at)
         return g
@@ -397,10 +468,20 @@ class _Parser:
         t = self.toks[self.i]
         k, x = t.kind, t.text
         if k == LOCAL:
+            # `_sigil_key` and `local_ref`'s lookup, inlined: most operands
+            # are locals defined earlier.
             self.i += 1
+            key = _KEYS.get(x)
+            if key is None:
+                key = _sigil_key(x)
             if isinstance(ty, T.LabelType):
-                return self.block_ref(_key(x[1:]))
-            return self.local_ref(_key(x[1:]), ty, self.i - 1)
+                return self.block_ref(key)
+            st = self.st
+            if st is not None:
+                v = st.values.get(key)
+                if v is not None:
+                    return v
+            return self.local_ref(key, ty, self.i - 1)
         if k == GLOBAL:
             self.i += 1
             return self.global_ref(x, self.i - 1)
@@ -504,7 +585,7 @@ class _Parser:
                 self.error("expected a block")
             self.i += 1
             blocks = self.fn_blocks.setdefault(id(fn), {})
-            bb = self.block_ref(_key(bt.text[1:]), blocks)
+            bb = self.block_ref(_sigil_key(bt.text), blocks)
             self.expect(")")
             return V.BlockAddress(fn, bb, ty)
         if x == "asm":
@@ -556,7 +637,7 @@ class _Parser:
             self.expect(",")
         ops = [self.parse_typed_value()]
         dest = None
-        if op in I.CAST_OPCODES:
+        if op in I._CAST_SET:
             self.expect("to")
             dest = self.parse_type()
         else:
@@ -610,7 +691,7 @@ class _Parser:
             if t.kind == GLOBAL:
                 v: V.Value = self.global_ref(t.text, j)
             elif t.kind == LOCAL and local and self._is_value_ref(j):
-                key = _key(t.text[1:])
+                key = _sigil_key(t.text)
                 if j > start and toks[j - 1].text == "label":
                     v = self.block_ref(key)
                 else:
@@ -801,7 +882,7 @@ class _Parser:
         return t.text[1:-1]
 
     def parse_type_def(self) -> None:
-        name = _key(self.toks[self.i].text[1:])
+        name = _sigil_key(self.toks[self.i].text)
         self.i += 1
         self.expect("=")
         self.expect("type")
@@ -817,7 +898,7 @@ class _Parser:
 
     def parse_global(self, inits: list[tuple[GlobalVariable, int]], deferred: list[tuple[Any, str, int, int]]) -> None:
         start = self.i
-        key = _key(self.toks[self.i].text[1:])
+        key = _sigil_key(self.toks[self.i].text)
         self.i += 1
         self.expect("=")
         body_start = self.i
@@ -910,6 +991,56 @@ class _Parser:
         self.end_line()
 
     def parse_fn_header(self, deferred: list[tuple[Any, str, int, int]]) -> tuple[Function, int | None]:
+        """A `define`/`declare` line (a definition's body is skipped, for
+        phase 2). A header read before from the same token list is made
+        again from what that parse found: a module declares dozens of
+        builtins, and the prepared kernel is re-read for every request."""
+        start = self.i
+        headers = _facts(self.toks).headers
+        known = headers.get(start)
+        if known is not None:
+            return self._header_again(known, deferred)
+        n_deferred = len(deferred)
+        key, fn, body = self._parse_fn_header(deferred)
+        if not self.m.struct_types:
+            # (A named struct type belongs to its module: only headers
+            # without one can be shared. LLVM prints type definitions first.)
+            trailing = deferred[-1][2:] if len(deferred) > n_deferred else None
+            headers[start] = (
+                key,
+                fn.name, fn.function_type, fn.linkage, fn.prefix, fn.calling_conv, fn.return_attributes,
+                tuple(a.attributes for a in fn.args), tuple(fn._arg_keys),  # type: ignore[attr-defined]
+                fn.unnamed_addr, fn.addrspace, fn.attributes, trailing, tuple(fn.metadata), self.i, body,
+            )
+        return fn, body
+
+    def _header_again(self, known: tuple[Any, ...], deferred: list[tuple[Any, str, int, int]]) -> tuple[Function, int | None]:
+        (key, name, fnty, linkage, prefix, cc, ret_attrs, pattrs, pnames, unnamed_addr, addrspace, attributes,
+         trailing, metadata, end, body) = known
+        fn = Function(name, fnty, self.m)
+        fn.linkage = linkage
+        fn.prefix = prefix
+        fn.calling_conv = cc
+        fn.return_attributes = ret_attrs
+        for a, at, pn in zip(fn.args, pattrs, pnames, strict=True):
+            a.attributes = at
+            a.name = pn if isinstance(pn, str) else None
+        fn._arg_keys = list(pnames)  # type: ignore[attr-defined]
+        fn.unnamed_addr = unnamed_addr
+        fn.addrspace = addrspace
+        fn.attributes = attributes
+        if trailing is not None:
+            fn.trailing = V.TextWithRefs.plain("")
+            deferred.append((fn, "trailing", *trailing))
+        fn.metadata = list(metadata)
+        if key in self.gsyms:
+            self.error(f"redefinition of @{key}")
+        self.gsyms[key] = fn
+        self.m.functions.append(fn)
+        self.i = end
+        return fn, body
+
+    def _parse_fn_header(self, deferred: list[tuple[Any, str, int, int]]) -> tuple[str | int, Function, int | None]:
         toks = self.toks
         is_def = toks[self.i].text == "define"
         self.i += 1
@@ -930,7 +1061,7 @@ class _Parser:
             elif x == "cc" and toks[self.i + 1].kind == INT:
                 cc = f"cc {toks[self.i + 1].text}"
                 self.i += 2
-            elif _CC_RE.match(x):
+            elif _is_cc(x):
                 cc = x
                 self.i += 1
             else:
@@ -940,7 +1071,7 @@ class _Parser:
         nt = toks[self.i]
         if nt.kind != GLOBAL:
             self.error("expected a function name")
-        key = _key(nt.text[1:])
+        key = _sigil_key(nt.text)
         self.i += 1
         self.expect("(")
         params: list[T.Type] = []
@@ -957,7 +1088,7 @@ class _Parser:
                 params.append(self.parse_type())
                 pattrs.append(self.attr_list())
                 if toks[self.i].kind == LOCAL:
-                    pnames.append(_key(toks[self.i].text[1:]))
+                    pnames.append(_sigil_key(toks[self.i].text))
                     self.i += 1
                 else:
                     pnames.append(None)
@@ -1006,25 +1137,39 @@ class _Parser:
         self.m.functions.append(fn)
         if not is_def:
             self.end_line()
-            return fn, None
+            return key, fn, None
         self.expect("{")
-        body = i = self.i
-        # Skip the body for now (phase 2 parses it): braces balance. (A
-        # local index: this loop visits every token of every body.)
+        body = self.i
+        self.skip_body()
+        return key, fn, body
+
+    def skip_body(self) -> None:
+        """Skip a function body (phase 2 parses it) up to its closing brace.
+
+        Braces balance; only brace tokens have the text `{` or `}` (a
+        string's text keeps its quotes), so `list.index` on the token
+        texts finds the next ones in C instead of a loop over every token
+        of every body."""
+        toks = self.toks
+        facts = _facts(toks)
+        texts = facts.texts
+        if texts is None:
+            texts = facts.texts = [t.text for t in toks]
+        i = self.i
         depth = 1
         while depth:
-            k, x, _ = toks[i]
-            if k == PUNCT:
-                if x == "{":
-                    depth += 1
-                elif x == "}":
-                    depth -= 1
-            elif k == EOF:
-                self.i = i
+            try:
+                close = texts.index("}", i)
+            except ValueError:
+                self.i = len(toks) - 1
                 self.error("unterminated function body")
-            i += 1
+            try:
+                i = texts.index("{", i, close) + 1
+                depth += 1
+            except ValueError:
+                i = close + 1
+                depth -= 1
         self.i = i
-        return fn, body
 
     # ---------------------------------------------------------- functions
 
@@ -1040,6 +1185,8 @@ class _Parser:
             st.values[k] = a
         del fn._arg_keys  # type: ignore[attr-defined]
         toks = self.toks
+        handlers = _HANDLERS
+        values = st.values
         cur: BasicBlock | None = None
         pending_dbg: list[I.DebugRecord] = []
         while True:
@@ -1076,20 +1223,40 @@ class _Parser:
                 continue
             key = None
             if k == LOCAL and toks[self.i + 1].text == "=":
-                key = _key(t.text[1:])
+                key = _sigil_key(t.text)
                 self.i += 2
-            inst = self.parse_instruction(key)
-            inst.metadata = self.parse_attachments() if not inst.metadata else inst.metadata
+                t = toks[self.i]
+            # `parse_instruction`'s dispatch, inlined (once per line).
+            h = handlers.get(t.text) if t.kind == KW else None
+            if h is not None:
+                self.i += 1
+                inst = h(self, t.text)
+            else:
+                inst = self.parse_instruction(key)
+            if toks[self.i].text == "," and not inst._metadata:
+                md = self.parse_attachments()
+                if md:
+                    inst._metadata = md
             if pending_dbg:
-                inst.debug_records = pending_dbg
+                inst._debug_records = pending_dbg
                 pending_dbg = []
             cur.instructions.append(inst)
             inst.parent = cur
             if key is not None:
                 if isinstance(key, int):
                     nunnamed = key + 1
-                self.define_value(key, inst)
-            self.end_line()
+                # `define_value`'s usual case (no forward references), inlined.
+                if key in values or st.fwd:
+                    self.define_value(key, inst)
+                else:
+                    values[key] = inst
+                    inst.name = key if isinstance(key, str) else None
+            # `end_line`, inlined.
+            k = toks[self.i].kind
+            if k == NL:
+                self.i += 1
+            elif k != EOF:
+                self.error("expected end of line")
         if st.fwd:
             key = next(iter(st.fwd))
             self.error(f"use of undefined value %{key}", st.fwd_tok[key])
@@ -1141,7 +1308,7 @@ class _Parser:
         self.error("unknown instruction")
 
     def p_binop(self, op: str) -> I.Instruction:
-        flags = self.parse_flags(_FMF if op in I.FP_BINARY_OPCODES else _INT_FLAGS)
+        flags = self.parse_flags(_FMF if op in I._FP_BINARY_SET else _INT_FLAGS)
         ty = self.parse_type()
         a = self.parse_value(ty)
         self.expect(",")
@@ -1194,7 +1361,7 @@ class _Parser:
             if bt.kind != LOCAL:
                 self.error("expected a block")
             self.i += 1
-            b = self.block_ref(_key(bt.text[1:]))
+            b = self.block_ref(_sigil_key(bt.text))
             self.expect("]")
             phi.add_incoming(v, b)
             if toks[self.i].text == "," and toks[self.i + 1].text == "[":
@@ -1278,7 +1445,7 @@ class _Parser:
         if x == "cc" and toks[self.i + 1].kind == INT:
             cc = f"cc {toks[self.i + 1].text}"
             self.i += 2
-        elif toks[self.i].kind == KW and _CC_RE.match(x):
+        elif toks[self.i].kind == KW and _is_cc(x):
             cc = x
             self.i += 1
         ret_attrs = self.attr_list(stop=frozenset({"addrspace"}), stop_at_types=True)
@@ -1318,7 +1485,7 @@ class _Parser:
         if not self.accept(")"):
             while True:
                 ty = self.parse_type()
-                aattrs.append(self.attr_list())
+                aattrs.append(self.attr_list() if toks[self.i].kind in _ATTR_START else "")
                 if isinstance(ty, T.MetadataType):
                     args.append(self.parse_md_value())
                 else:

@@ -58,6 +58,11 @@ def _gep_flags(flags: set[str]) -> str:
     return out
 
 
+# `%` and the spelling of local names (a regular expression decides
+# whether a name is quoted): names recur in every print of a kernel.
+_QUOTED: dict[str, str] = {}
+
+
 def _unique(name: str, used: set[str]) -> str:
     if name not in used:
         return name
@@ -75,6 +80,11 @@ class _Ctx:
         self.gnames: dict[int, str] = {}
         self.fn_slots: dict[int, dict[int, str]] = {}
         self.local: dict[int, str] = {}
+        # `str(t)` by `id(t)` (`type_text`), for this print: formatting a type
+        # calls its Python `__str__` (nested, for vectors and arrays), and a
+        # module names few distinct type objects many times.
+        self.tcache: dict[int, str] = {}
+        self._tkeep: list[T.Type] = []  # keeps each cached id's type alive
         if module is not None:
             used: set[str] = set()
             n = 0
@@ -96,24 +106,26 @@ class _Ctx:
         s = {}
         used: set[str] = set()
         n = 0
-
-        def assign(v: V.Value) -> None:
-            nonlocal n
-            if v.name:
-                nm = _unique(v.name, used)
-                used.add(nm)
-                s[id(v)] = "%" + quote_name(nm)
-            else:
-                s[id(v)] = f"%{n}"
-                n += 1
-
-        for a in fn.args:
-            assign(a)
-        for b in fn.blocks:
-            assign(b)
-            for i in b.instructions:
-                if not isinstance(i.type, T.VoidType):
-                    assign(i)
+        quoted = _QUOTED
+        if len(quoted) > 50_000:
+            quoted.clear()
+        void = T.VoidType
+        for b in (None, *fn.blocks):
+            # The arguments, then each block and its non-void instructions.
+            values = fn.args if b is None else (b, *(i for i in b.instructions if not isinstance(i.type, void)))
+            for v in values:
+                nm = v.name
+                if nm:
+                    if nm in used:
+                        nm = _unique(nm, used)
+                    used.add(nm)
+                    q = quoted.get(nm)
+                    if q is None:
+                        q = quoted[nm] = "%" + quote_name(nm)
+                    s[id(v)] = q
+                else:
+                    s[id(v)] = f"%{n}"
+                    n += 1
         self.fn_slots[id(fn)] = s
         return s
 
@@ -126,6 +138,12 @@ class _Ctx:
     def ref(self, v: V.Value) -> str:
         """The spelling of a value as an operand (without its type)."""
         nm = self.local.get(id(v))
+        if nm is not None:
+            return nm
+        leaf = _LEAF_CONSTANTS.get(type(v))
+        if leaf is not None:
+            return leaf(v)
+        nm = self.gnames.get(id(v))  # a global of the module (a callee, mostly)
         if nm is not None:
             return nm
         if isinstance(v, GlobalValue):
@@ -160,12 +178,23 @@ class _Ctx:
             return "poison"
         return self.ref(v)
 
+    def type_text(self, t: T.Type) -> str:
+        """`str(t)`, remembered for this print (read `tcache` first)."""
+        s = self.tcache[id(t)] = str(t)
+        self._tkeep.append(t)
+        return s
+
     def typed(self, v: V.Value) -> str:
-        return f"{v.type} {self.ref(v)}"
+        t = v.type
+        nm = self.local.get(id(v))
+        return f"{self.tcache.get(id(t)) or self.type_text(t)} {nm if nm is not None else self.ref(v)}"
 
     # ------------------------------------------------------------ constants
 
     def constant(self, c: V.Constant) -> str:
+        leaf = _LEAF_CONSTANTS.get(type(c))
+        if leaf is not None:
+            return leaf(c)
         if isinstance(c, V.ConstantInt):
             if isinstance(c.type, T.IntType) and c.type.bits == 1:
                 return "true" if c.value & 1 else "false"
@@ -220,7 +249,7 @@ class _Ctx:
     def constexpr(self, c: V.ConstantExpr) -> str:
         op = c.opcode
         ops = c._operands
-        if op in I.CAST_OPCODES:
+        if op in I._CAST_SET:
             return f"{op}{_int_flags(c.flags)} ({self.typed(ops[0])} to {c.type})"
         if op == "getelementptr":
             inr = f" {c.inrange}" if c.inrange else ""
@@ -235,17 +264,44 @@ class _Ctx:
 
     def inst(self, inst: I.Instruction) -> str:
         body = _PRINTERS.get(type(inst), _print_generic)(self, inst)
-        if inst.metadata:
-            body += "".join(f", !{k} {v}" for k, v in inst.metadata)
+        if inst._metadata:
+            body += "".join(f", !{k} {v}" for k, v in inst._metadata)
         if isinstance(inst.type, T.VoidType):
             return body
         return f"{self.ref(inst)} = {body}"
 
 
+def _int_text(c: V.ConstantInt) -> str:
+    t = c.type
+    if type(t) is not T.IntType:
+        return str(c.signed)
+    b = t.bits
+    if b == 1:
+        return "true" if c.value & 1 else "false"
+    u = c.value & ((1 << b) - 1)
+    return str(u - (1 << b) if b and u >> (b - 1) else u)
+
+
+# The spelling of the constants that need no context, by exact class (the
+# printer's most frequent operands after local values).
+_LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
+    V.ConstantInt: _int_text,  # type: ignore[dict-item]
+    V.ConstantFP: V.ConstantFP.literal,  # type: ignore[dict-item]
+    V.PoisonValue: lambda c: "poison",
+    V.UndefValue: lambda c: "undef",
+    V.ConstantPointerNull: lambda c: "null",
+    V.ConstantAggregateZero: lambda c: "zeroinitializer",
+    V.ConstantToken: lambda c: "none",
+}
+
+
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
-    f = _fmf(i.flags) if i.opcode in I.FP_BINARY_OPCODES else _int_flags(i.flags)
-    ops = i._operands
-    return f"{i.opcode}{f} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    f = _fmf(i.flags) if i.opcode in I._FP_BINARY_SET else _int_flags(i.flags)
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"{i.opcode}{f} {c.tcache.get(id(t)) or c.type_text(t)} {loc.get(id(a)) or c.ref(a)}, "
+            f"{loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
@@ -253,13 +309,19 @@ def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
 
 
 def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
-    ops = i._operands
-    return f"icmp{_int_flags(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"icmp{_int_flags(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
+            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
-    ops = i._operands
-    return f"fcmp{_fmf(i.flags)} {i.predicate} {ops[0].type} {c.ref(ops[0])}, {c.ref(ops[1])}"
+    a, b = i._operands
+    t = a.type
+    loc = c.local
+    return (f"fcmp{_fmf(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
+            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
 
 
 def _p_select(c: _Ctx, i: I.SelectInst) -> str:
@@ -270,18 +332,19 @@ def _p_select(c: _Ctx, i: I.SelectInst) -> str:
 def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
     ops = i._operands
     pairs = ", ".join(f"[ {c.ref(ops[k])}, {c.ref(ops[k + 1])} ]" for k in range(0, len(ops), 2))
-    return f"phi{_fmf(i.flags)} {i.type} {pairs}"
+    return f"phi{_fmf(i.flags)} {c.tcache.get(id(i.type)) or c.type_text(i.type)} {pairs}"
 
 
 def _p_cast(c: _Ctx, i: I.CastInst) -> str:
     f = i.flags
     flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
-    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {i.type}"
+    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {c.tcache.get(id(i.type)) or c.type_text(i.type)}"
 
 
 def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
-    ops = ", ".join(c.typed(o) for o in i._operands)
-    return f"getelementptr{_gep_flags(i.flags)} {i.source_element_type}, {ops}"
+    ops = ", ".join([c.typed(o) for o in i._operands])
+    t = i.source_element_type
+    return f"getelementptr{_gep_flags(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
 
 
 def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
@@ -299,7 +362,7 @@ def _p_load(c: _Ctx, i: I.LoadInst) -> str:
     head = "load atomic" if i.ordering else "load"
     if i.volatile:
         head += " volatile"
-    return f"{head} {i.type}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
+    return f"{head} {c.tcache.get(id(i.type)) or c.type_text(i.type)}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
 
 
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
@@ -334,14 +397,20 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     if i.addrspace is not None:
         out += f" addrspace({i.addrspace})"
     fty = i.function_type
-    out += f" {fty if fty.vararg else fty.return_type} {c.ref(i._operands[-1])}("
+    rt = fty if fty.vararg else fty.return_type
+    out += f" {c.tcache.get(id(rt)) or c.type_text(rt)} {c.ref(i._operands[-1])}("
     args = []
     ops = i._operands
     attrs = i.arg_attributes
+    tc = c.tcache
+    loc = c.local
     for k in range(i.num_args):
         a = ops[k]
         at = attrs[k] if k < len(attrs) else ""
-        args.append(f"{a.type} {at} {c.ref(a)}" if at else f"{a.type} {c.ref(a)}")
+        t = a.type
+        ts = tc.get(id(t)) or c.type_text(t)
+        nm = loc.get(id(a)) or c.ref(a)
+        args.append(f"{ts} {at} {nm}" if at else f"{ts} {nm}")
     out += ", ".join(args) + ")"
     if i.attributes:
         out += " " + i.attributes
@@ -529,6 +598,9 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
         out.append(" ".join(head))
         return
     out.append(" ".join(head) + " {")
+    printers = _PRINTERS
+    local = c.local
+    void = T.VoidType
     first = True
     for b in fn.blocks:
         if not first:
@@ -537,9 +609,17 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
             out.append(c.local[id(b)][1:] + ":")
         first = False
         for i in b.instructions:
-            for r in i.debug_records:
-                out.append("    " + r.text.render(c.md_ref))
-            out.append("  " + c.inst(i))
+            if i._debug_records:
+                for r in i._debug_records:
+                    out.append("    " + r.text.render(c.md_ref))
+            # `_Ctx.inst`, inlined: this runs for every instruction printed.
+            body = printers.get(type(i), _print_generic)(c, i)
+            if i._metadata:
+                body += "".join(f", !{k} {v}" for k, v in i._metadata)
+            if isinstance(i.type, void):
+                out.append("  " + body)
+            else:
+                out.append(f"  {local.get(id(i)) or c.ref(i)} = {body}")
     for u in fn.uselistorder:
         out.append("  " + u.render(c.md_ref))
     out.append("}")
@@ -613,7 +693,9 @@ def print_module(module: Module) -> str:
     return "\n".join(out)
 
 
-_LEAF_TYPES = (T.IntType, T.FloatType, T.PointerType, T.VoidType, T.LabelType, T.MetadataType)
+# Types that cannot hold a named struct. (A vector's elements are integers,
+# floats or pointers: vectors are the most frequent non-scalar type.)
+_LEAF_TYPES = frozenset({T.IntType, T.FloatType, T.PointerType, T.VectorType, T.VoidType, T.LabelType, T.MetadataType})
 
 
 def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> None:
@@ -623,14 +705,30 @@ def _walk_type(t: T.Type, found: dict[str, T.StructType], seen: set[int]) -> Non
     if isinstance(t, T.StructType):
         if t.name is not None and t.name not in found:
             found[t.name] = t
-        for e in t.elements:
-            _walk_type(e, found, seen)
+        inner: tuple[T.Type, ...] = t.elements
     elif isinstance(t, (T.VectorType, T.ArrayType)):
-        _walk_type(t.element, found, seen)
+        inner = (t.element,)
     elif isinstance(t, T.FunctionType):
-        _walk_type(t.return_type, found, seen)
-        for p in t.params:
-            _walk_type(p, found, seen)
+        inner = (t.return_type, *t.params)
+    else:
+        return
+    for e in inner:
+        # The test `_walk_type` starts with, made before the call.
+        if type(e) not in _LEAF_TYPES and id(e) not in seen:
+            _walk_type(e, found, seen)
+
+
+# The attributes other than `type` that hold a type, by instruction class
+# (read by name: reading `inst.__dict__` would make Python turn the
+# instruction's attributes into a real dictionary, slower to read ever after).
+_TYPE_ATTRS: dict[type, tuple[str, ...]] = {}
+
+
+def _type_attrs(cls: type) -> tuple[str, ...]:
+    attrs = tuple(a for c, a in ((I.AllocaInst, "allocated_type"), (I.GetElementPtrInst, "source_element_type"),
+                                 (I.CallInst, "function_type")) if issubclass(cls, c))
+    _TYPE_ATTRS[cls] = attrs
+    return attrs
 
 
 def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
@@ -639,6 +737,7 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
     definitions."""
     seen: set[int] = set()
     leaf = _LEAF_TYPES
+    type_attrs = _TYPE_ATTRS
     for g in module.globals:
         _walk_type(g.value_type, found, seen)
     for fn in module.functions:
@@ -654,10 +753,12 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
                     t = op.type
                     if type(t) not in leaf and id(t) not in seen:
                         _walk_type(t, found, seen)
-                d = inst.__dict__
-                for attr in ("allocated_type", "source_element_type", "function_type"):
-                    t = d.get(attr)
-                    if t is not None:
+                attrs = type_attrs.get(type(inst))
+                if attrs is None:
+                    attrs = _type_attrs(type(inst))
+                for attr in attrs:
+                    t = getattr(inst, attr, None)
+                    if t is not None and type(t) not in leaf and id(t) not in seen:
                         _walk_type(t, found, seen)
 
 

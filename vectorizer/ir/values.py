@@ -72,6 +72,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+_new = object.__new__
+
+
 class Use:
     """Operand slot `index` of `user`."""
 
@@ -106,10 +109,7 @@ class Value:
     @property
     def users(self) -> list[User]:
         """Distinct users, in use order."""
-        seen: dict[int, User] = {}
-        for u in self.uses:
-            seen.setdefault(id(u.user), u.user)
-        return list(seen.values())
+        return list({id(u.user): u.user for u in self.uses}.values())
 
     @property
     def num_uses(self) -> int:
@@ -149,14 +149,44 @@ class User(Value):
     """A value with operands (instructions, constant aggregates and expressions)."""
 
     def __init__(self, type: T.Type, operands: Iterable[Value] = (), name: str | None = None) -> None:
-        super().__init__(type, name)
-        # `_append_operand` per operand, inlined: every instruction and
-        # constant aggregate the passes build comes through here.
+        # `Value.__init__` and `_append_operand` per operand, inlined (and
+        # the `Use` objects made without a call for the usual one to three
+        # operands): every instruction and constant the parser and the
+        # passes build comes through here.
+        self.type = type
+        self.name = name or None
+        self.uses = []
         ops = list(operands)
         self._operands: list[Value] = ops
-        self._uses: list[Use] = [Use(self, i) for i in range(len(ops))]
-        for v, use in zip(ops, self._uses, strict=True):
-            v.uses.append(use)
+        n = len(ops)
+        if n == 0:
+            self._uses: list[Use] = []
+            return
+        u0 = _new(Use)
+        u0.user = self
+        u0.index = 0
+        ops[0].uses.append(u0)
+        if n == 1:
+            self._uses = [u0]
+            return
+        u1 = _new(Use)
+        u1.user = self
+        u1.index = 1
+        ops[1].uses.append(u1)
+        if n == 2:
+            self._uses = [u0, u1]
+            return
+        u2 = _new(Use)
+        u2.user = self
+        u2.index = 2
+        ops[2].uses.append(u2)
+        uses = self._uses = [u0, u1, u2]
+        for i in range(3, n):
+            u = _new(Use)
+            u.user = self
+            u.index = i
+            ops[i].uses.append(u)
+            uses.append(u)
 
     @property
     def operands(self) -> tuple[Value, ...]:
@@ -188,7 +218,9 @@ class User(Value):
         v.uses.append(self._uses[i])
 
     def _append_operand(self, v: Value) -> None:
-        use = Use(self, len(self._operands))
+        use = _new(Use)
+        use.user = self
+        use.index = len(self._operands)
         self._operands.append(v)
         self._uses.append(use)
         v.uses.append(use)
@@ -323,17 +355,34 @@ class Constant(User):
         return typed_constant(self)
 
 
+class _LeafConstant(Constant):
+    """A constant without operands. Its operand lists are one shared empty
+    tuple (nothing adds operands to these), and it is built without the
+    `User.__init__` call: the parser and the passes make tens of thousands
+    of them a request."""
+
+    _operands: list[Value] = ()  # type: ignore[assignment]
+    _uses: list[Use] = ()  # type: ignore[assignment]
+
+    def __init__(self, type: T.Type) -> None:
+        self.type = type
+        self.name = None
+        self.uses = []
+
+
 def _key_of(v: Value) -> Any:
     return v._key() if isinstance(v, Constant) else ("id", id(v))
 
 
-class ConstantInt(Constant):
+class ConstantInt(_LeafConstant):
     """An integer constant (or a vector splat of one, when `type` is a vector
     built through `splat`). `value` is kept as given; equality and printing
     work modulo 2**bits (printed signed)."""
 
     def __init__(self, type: T.Type, value: int) -> None:
-        super().__init__(type)
+        self.type = type
+        self.name = None
+        self.uses = []
         self.value = int(value)
 
     @property
@@ -385,7 +434,7 @@ def _f64_bits_to_f32_bits(b: int) -> int:
     return struct.unpack("<I", struct.pack("<f", d))[0]
 
 
-class ConstantFP(Constant):
+class ConstantFP(_LeafConstant):
     """A floating-point constant, stored exactly as the raw bits of its type
     (`bits`); `value` decodes them to a Python float."""
 
@@ -499,35 +548,35 @@ def _encode_float(kind: str, v: float) -> int:
     raise TypeError(f"cannot encode a {kind} constant")
 
 
-class ConstantPointerNull(Constant):
+class ConstantPointerNull(_LeafConstant):
     """`null` of a pointer type."""
 
     def _key(self) -> Any:
         return self.type
 
 
-class UndefValue(Constant):
+class UndefValue(_LeafConstant):
     """`undef`."""
 
     def _key(self) -> Any:
         return self.type
 
 
-class PoisonValue(Constant):
+class PoisonValue(_LeafConstant):
     """`poison`."""
 
     def _key(self) -> Any:
         return self.type
 
 
-class ConstantAggregateZero(Constant):
+class ConstantAggregateZero(_LeafConstant):
     """`zeroinitializer` of any type."""
 
     def _key(self) -> Any:
         return self.type
 
 
-class ConstantToken(Constant):
+class ConstantToken(_LeafConstant):
     """`none` (of type `token`)."""
 
     def __init__(self, type: T.Type = T.token) -> None:
@@ -605,7 +654,7 @@ class ConstantStruct(Constant):
         return (self.type, tuple(_key_of(o) for o in self._operands))
 
 
-class ConstantDataString(Constant):
+class ConstantDataString(_LeafConstant):
     """`c"..."`: an `[N x i8]` array given as bytes."""
 
     def __init__(self, type: T.Type, data: bytes) -> None:
@@ -683,7 +732,7 @@ class BlockAddress(Constant):
         return (id(self._operands[0]), id(self._operands[1]))
 
 
-class ConstantOpaque(Constant):
+class ConstantOpaque(_LeafConstant):
     """A constant the IR does not model (`dso_local_equivalent @f`,
     `no_cfi @f`, `ptrauth (...)`, target-extension `zeroinitializer`-likes),
     kept as text with its global references resolved."""
@@ -696,7 +745,7 @@ class ConstantOpaque(Constant):
         return (self.type, str(self.text), tuple(id(r) for r in self.text.refs))
 
 
-class InlineAsm(Constant):
+class InlineAsm(_LeafConstant):
     """`asm [sideeffect] [alignstack] [inteldialect] [unwind] "code", "constraints"`,
     the callee of an inline-assembly call; `text` is everything after `asm `."""
 

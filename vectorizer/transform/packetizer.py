@@ -42,7 +42,12 @@ from ..ir import instructions as I
 from ..ir import types as T
 from ..ir import values as V
 from ..ir.builder import Builder, builder_after
+from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .linear_lane_reduction import LinearLaneReduction
+
+# What can be a leaf: stores, calls (masked memory, lane reductions,
+# collectives, what runs once per lane), atomics and volatile or atomic loads.
+_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
 
 # Integer divisions (`Packetizer._splits_division`).
 INTEGER_DIVISIONS = ("sdiv", "udiv", "srem", "urem")
@@ -106,7 +111,7 @@ class Packetizer:
         self._widen_varying_allocas()
         leaves = [
             inst
-            for inst in self.function.instructions()
+            for inst in [i for i in self.function.instructions() if isinstance(i, _MAY_BE_LEAF)]
             if self._is_leaf(inst)
         ]
         for leaf in leaves:
@@ -418,7 +423,7 @@ class Packetizer:
             return phi
         clone = inst.clone()
         for i, op in enumerate(inst.operands):
-            if isinstance(op, V.BasicBlock) or isinstance(op, V.Function):
+            if isinstance(op, BasicBlock) or isinstance(op, Function):
                 continue
             clone.set_operand(i, self.lane(op, lane))
         prev = self._lanes.get((id(inst), lane - 1), inst) if lane > 0 else inst

@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis import subgroups as sg
-from ..analysis.uniformity import is_packet_uniform_collective
+from ..analysis.uniformity import is_packet_uniform_collective, parse_collective
 from ..builtins import classify
 from ..builtins.masked import classify_masked_call
 from ..builtins.work_item import local_id_name
@@ -62,7 +62,7 @@ def collective_of(inst: V.Value) -> sg.Collective | None:
     if not isinstance(inst, I.CallInst):
         return None
     fn = inst.called_function
-    return sg.parse_collective(fn.name if fn is not None else None)
+    return parse_collective(fn.name if fn is not None else None)  # remembered by name
 
 
 def _wrapped_collective(inst: I.CallInst) -> I.CallInst | None:
@@ -201,6 +201,11 @@ class SubGroupPacketizer(Packetizer):
         the masked wrapper control-flow conversion puts around one in a block
         whose mask is the entry mask (the packet's lanes within the local
         size: the partial packet is a smaller sub-group, not divergence)."""
+        if isinstance(inst, I.CallInst):
+            return self._call_view(inst)
+        return None  # only calls make collectives
+
+    def _call_view(self, inst: I.CallInst) -> sg.Collective | None:
         key = id(inst)
         if key in self._views:
             known = self._views[key]

@@ -2,7 +2,10 @@
 
 The CFG analyses are checked whenever the function's CFG differs from the
 one last checked (a fingerprint of blocks and edges), so a pass that only
-edits instructions costs one walk over the blocks; the data layout once the
+edits instructions costs one walk over the blocks, and only when that shape
+(blocks, edges, names) has not passed the check before in this process with
+the same analysis and reference code (`check_cfg_once`: the requests of one
+kernel resume from the same prepared module); the data layout once the
 module is prepared; the dead-code post-condition after `dead-code`;
 Packetization Analysis after `choose-width` (with the analyses the
 packetizer is about to use); block structure after every pass that changed
@@ -15,6 +18,9 @@ Uniform Value Analysis whenever the AnalysisManager computes it
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from types import ModuleType
 from typing import Any
 
 from .calls import check_recursive_calls_kept, recursive_calls
@@ -33,7 +39,70 @@ from .postconditions import (
 
 def _fingerprint(function: Any) -> tuple:
     blocks = function.blocks
-    return (id(function), tuple((id(b), tuple(id(s) for s in b.successors)) for b in blocks))
+    return (id(function), tuple((id(b), tuple(map(id, b.successors))) for b in blocks))
+
+
+def _cfg_shape(function: Any) -> tuple | None:
+    """Everything the CFG analyses read of `function` (their documented
+    inputs: the blocks in order, the entry, each block's successors in
+    terminator order), with blocks as positions; plus the block names, which
+    their reports quote. None when an edge leaves the function (the check
+    then reports it)."""
+    blocks = list(function.blocks)
+    index = {id(b): i for i, b in enumerate(blocks)}
+    shape: list[tuple] = [(function.entry is blocks[0],) if blocks else (False,)]
+    for b in blocks:
+        succs = tuple(index.get(id(s), -1) for s in b.successors)
+        if -1 in succs:
+            return None
+        shape.append((b.name, succs))
+    return tuple(shape)
+
+
+def _cfg_code() -> tuple[int, ...]:
+    """The identity of the code a CFG check runs: every global of the CFG
+    analyses' modules and of the references, and every attribute of their
+    classes. Code replaced at run time (a test's monkeypatch) is new code,
+    whose checks are not the ones remembered."""
+    from ..analysis import block_ordering, dominance, loops, post_dominance, reachability
+    from . import cfg
+
+    out: list[int] = []
+    modules: tuple[ModuleType, ...] = (dominance, post_dominance, loops, block_ordering, reachability, cfg)
+    for mod in modules:
+        for v in vars(mod).values():
+            out.append(id(v))
+            if isinstance(v, type) and v.__module__ == mod.__name__:
+                out.extend(id(a) for a in vars(v).values())
+    return tuple(out)
+
+
+# CFG shapes whose analyses passed their check in this process, with the
+# code they were checked against (`_cfg_code`). The CFG analyses are
+# deterministic functions of the shape, so a shape checked once passes
+# again: the requests of one kernel (several widths and dimensions, each a
+# fresh parse of the same prepared module) are checked once. Bounded,
+# least recently used first out.
+_CHECKED_CFGS: OrderedDict[tuple, None] = OrderedDict()
+MAX_CHECKED_CFGS = 1024
+_CHECKED_LOCK = threading.Lock()
+
+
+def check_cfg_once(function: Any) -> None:
+    """`check_cfg_analyses`, unless this shape passed it already with the same code."""
+    shape = _cfg_shape(function)
+    key = (shape, _cfg_code()) if shape is not None else None
+    if key is not None:
+        with _CHECKED_LOCK:
+            if key in _CHECKED_CFGS:
+                _CHECKED_CFGS.move_to_end(key)
+                return
+    check_cfg_analyses(function)
+    if key is not None:
+        with _CHECKED_LOCK:
+            _CHECKED_CFGS[key] = None
+            while len(_CHECKED_CFGS) > MAX_CHECKED_CFGS:
+                _CHECKED_CFGS.popitem(last=False)
 
 
 class AnalysisVerifier:
@@ -75,7 +144,7 @@ class AnalysisVerifier:
         fp = _fingerprint(fn)
         before = self._branches
         if fp != self._cfg:
-            check_cfg_analyses(fn)
+            check_cfg_once(fn)
             self._cfg = fp
             self._branches = conditional_branches(fn)  # a function of the CFG alone
         if pass_name == "control-flow-conversion" and before is not None:

@@ -15,9 +15,12 @@ def _label(x: Any) -> str:
 
 def check_terminators(function: Any, after: str) -> None:
     """Every block ends with its one terminator."""
+    from ..ir.instructions import TERMINATOR_OPCODES
+
+    is_terminator_opcode = TERMINATOR_OPCODES.__contains__  # what `Instruction.is_terminator` asks
     for block in function.blocks:
         insts = block.instructions
-        count = sum(1 for i in insts if i.is_terminator)
+        count = sum(map(is_terminator_opcode, [i.opcode for i in insts]))
         if count != 1 or not insts[-1].is_terminator:
             detail = (f"has {count} terminators" if count > 1
                       else "does not end with a terminator")
@@ -141,14 +144,16 @@ def check_uniformity(function: Any, uniform: Any, dim: int) -> None:
 
     name = "UniformValueAnalysis"
     seen: set[int] = set()
+    is_varying = uniform.is_varying
     for v in uniform.varying_values:
         if id(v) in seen:
             raise AnalysisMismatch(name, function.name, f"{_label(v)} is listed twice as varying")
         seen.add(id(v))
-        if not uniform.is_varying(v):
+        if not is_varying(v):
             raise AnalysisMismatch(name, function.name, f"{_label(v)} is listed as varying but not marked")
+    call, local = I.CallInst, (I.Instruction, V.Argument)
     for inst in function.instructions():
-        if isinstance(inst, I.CallInst):
+        if isinstance(inst, call):
             callee = inst.called_function
             args = inst.args
             if (callee is not None and callee.name in _LANE_IDS and len(args) == 1
@@ -156,9 +161,12 @@ def check_uniformity(function: Any, uniform: Any, dim: int) -> None:
                     and not uniform.is_varying(inst)):
                 raise AnalysisMismatch(name, function.name, f"{_label(inst)} = {callee.name}({dim}) is uniform")
             continue
-        if uniform.is_varying(inst):
+        if is_varying(inst):
             continue
-        for op in inst.operands:
-            if isinstance(op, (I.Instruction, V.Argument)) and uniform.is_varying(op):
+        operands = inst.operands
+        if not any(map(is_varying, operands)):
+            continue  # the common case, asked without a Python loop
+        for op in operands:
+            if isinstance(op, local) and is_varying(op):
                 raise AnalysisMismatch(name, function.name, f"{_label(inst)} is uniform, but its operand "
                                        f"{_label(op)} is varying")
