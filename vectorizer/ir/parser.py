@@ -1311,7 +1311,9 @@ class _Parser:
         flags = self.parse_flags(_FMF if op in I._FP_BINARY_SET else _INT_FLAGS)
         ty = self.parse_type()
         a = self.parse_value(ty)
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         b = self.parse_value(ty)
         return I.BinaryOperator(op, a, b, flags)
 
@@ -1325,7 +1327,9 @@ class _Parser:
         self.i += 1
         ty = self.parse_type()
         a = self.parse_value(ty)
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         b = self.parse_value(ty)
         return I.ICmpInst(pred, a, b, flags)
 
@@ -1335,16 +1339,22 @@ class _Parser:
         self.i += 1
         ty = self.parse_type()
         a = self.parse_value(ty)
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         b = self.parse_value(ty)
         return I.FCmpInst(pred, a, b, flags)
 
     def p_select(self, op: str) -> I.Instruction:
         flags = self.parse_flags(_FMF)
         c = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         a = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         b = self.parse_typed_value()
         return I.SelectInst(c, a, b, flags)
 
@@ -1392,7 +1402,9 @@ class _Parser:
         atomic = self.accept("atomic")
         volatile = self.accept("volatile")
         ty = self.parse_type()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         p = self.parse_typed_value()
         scope = ordering = None
         if atomic:
@@ -1405,7 +1417,9 @@ class _Parser:
         atomic = self.accept("atomic")
         volatile = self.accept("volatile")
         v = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         p = self.parse_typed_value()
         scope = ordering = None
         if atomic:
@@ -1566,14 +1580,20 @@ class _Parser:
 
     def p_extractelement(self, op: str) -> I.Instruction:
         v = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         return I.ExtractElementInst(v, self.parse_typed_value())
 
     def p_insertelement(self, op: str) -> I.Instruction:
         v = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         e = self.parse_typed_value()
-        self.expect(",")
+        if self.toks[self.i].text != ",":  # `expect(",")`, inlined
+            self.error("expected ','")
+        self.i += 1
         return I.InsertElementInst(v, e, self.parse_typed_value())
 
     def p_shufflevector(self, op: str) -> I.Instruction:
