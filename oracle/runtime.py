@@ -836,37 +836,39 @@ def shared_items_driver(sig: FnSig, prologue: Sequence[str] = ()) -> str:
     return driver(SHARED_ITEMS_DRIVER, "", sig, None, prologue=prologue, shared_items=True)
 
 
+def _thunk(name: str, fn: str, sig: FnSig, shared: str, shape: str, frame: Sequence[str] = ()) -> str:
+    """Driver `name` (the contract of `driver`): `frame`, then a call of the
+    shared loops `shared` with `fn`'s `_call_stub` and the run's `shape`
+    (the loops' arguments after the stub)."""
+    return "\n".join([
+        _call_stub(name + ".call", fn, sig),
+        f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
+        "entry:",
+        *frame,
+        f"  call void @{shared}(ptr %args, ptr %cfg, ptr @{quote_name(name + '.call')}, {shape})",
+        "  ret void",
+        "}",
+    ])
+
+
+def _flag(b: bool) -> str:
+    return "true" if b else "false"
+
+
 def items_thunk(name: str, fn: str, sig: FnSig, reverse: bool = False, sanitized: bool = False) -> str:
     """Scalar driver `name` (the contract of `driver`) of function `fn`,
     calling the shared loops (`shared_items_driver`) with its `_call_stub`.
     The reversed run's frame holds the pad that shifts the kernel's stack
     (see `driver`)."""
     pad = ["  %pad = alloca [4160 x i8], align 64", "  store volatile i8 0, ptr %pad, align 64"] if reverse else []
-    return "\n".join([
-        _call_stub(name + ".call", fn, sig),
-        f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
-        "entry:",
-        *pad,
-        f"  call void @{SHARED_ITEMS_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(name + '.call')}, "
-        f"i1 {'true' if reverse else 'false'}, i1 {'true' if sanitized else 'false'})",
-        "  ret void",
-        "}",
-    ])
+    return _thunk(name, fn, sig, SHARED_ITEMS_DRIVER, f"i1 {_flag(reverse)}, i1 {_flag(sanitized)}", pad)
 
 
 def variant_thunk(name: str, sig: FnSig, vector: tuple[str, int, int, bool]) -> str:
     """Driver `name` of one variant (the contract of `driver`), calling the
     shared loops (`shared_vector_driver`) with its shape and `_call_stub`."""
     vfn, width, dim, pred = vector
-    return "\n".join([
-        _call_stub(name + ".call", vfn, sig),
-        f"define void @{quote_name(name)}(ptr %args, ptr %cfg) {{",
-        "entry:",
-        f"  call void @{SHARED_VECTOR_DRIVER}(ptr %args, ptr %cfg, ptr @{quote_name(name + '.call')}, i64 {width}, "
-        f"i64 {dim}, i1 {'true' if pred else 'false'})",
-        "  ret void",
-        "}",
-    ])
+    return _thunk(name, vfn, sig, SHARED_VECTOR_DRIVER, f"i64 {width}, i64 {dim}, i1 {_flag(pred)}")
 
 
 def subgroups_state(vector: tuple[str, int, int, bool] | None, cfg: str) -> list[str]:

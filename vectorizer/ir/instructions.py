@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import types as T
-from .values import ConstantInt, TextWithRefs, Use, User, Value, _new
+from .values import ConstantInt, TextWithRefs, Use, User, Value, _new, use_slots
 
 if TYPE_CHECKING:  # pragma: no cover
     from .module import BasicBlock, Function
@@ -269,15 +269,10 @@ class Instruction(User):
         new.parent = None
         new.name = None
         ops = new._operands = list(self._operands)
-        uses = new._uses = []
         if unlinked is None:
-            for i, v in enumerate(ops):
-                u = _new(Use)
-                u.user = new
-                u.index = i
-                v.uses.append(u)
-                uses.append(u)
+            new._uses = use_slots(new, ops)
             return new
+        uses = new._uses = []
         for i, v in enumerate(ops):
             u = _new(Use)
             u.user = new

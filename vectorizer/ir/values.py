@@ -145,48 +145,33 @@ class Value:
         return f"<{type(self).__name__}{n}: {self.type}>"
 
 
+def use_slots(user: User, operands: list[Value]) -> list[Use]:
+    """`user`'s operand slots: one `Use` per operand, each recorded in its
+    value's uses (made without a constructor call: every instruction and
+    constant built or cloned comes through here)."""
+    uses = []
+    for i, v in enumerate(operands):
+        u = _new(Use)
+        u.user = user
+        u.index = i
+        v.uses.append(u)
+        uses.append(u)
+    return uses
+
+
 class User(Value):
     """A value with operands (instructions, constant aggregates and expressions)."""
 
     def __init__(self, type: T.Type, operands: Iterable[Value] = (), name: str | None = None) -> None:
-        # `Value.__init__` and `_append_operand` per operand, inlined (and
-        # the `Use` objects made without a call for the usual one to three
-        # operands): every instruction and constant the parser and the
-        # passes build comes through here.
+        # `Value.__init__` and `_append_operand` per operand, inlined (the
+        # `Use` objects made without a constructor call): every instruction
+        # and constant the parser and the passes build comes through here.
         self.type = type
         self.name = name or None
         self.uses = []
         ops = list(operands)
         self._operands: list[Value] = ops
-        n = len(ops)
-        if n == 0:
-            self._uses: list[Use] = []
-            return
-        u0 = _new(Use)
-        u0.user = self
-        u0.index = 0
-        ops[0].uses.append(u0)
-        if n == 1:
-            self._uses = [u0]
-            return
-        u1 = _new(Use)
-        u1.user = self
-        u1.index = 1
-        ops[1].uses.append(u1)
-        if n == 2:
-            self._uses = [u0, u1]
-            return
-        u2 = _new(Use)
-        u2.user = self
-        u2.index = 2
-        ops[2].uses.append(u2)
-        uses = self._uses = [u0, u1, u2]
-        for i in range(3, n):
-            u = _new(Use)
-            u.user = self
-            u.index = i
-            ops[i].uses.append(u)
-            uses.append(u)
+        self._uses: list[Use] = use_slots(self, ops)
 
     @property
     def operands(self) -> tuple[Value, ...]:
