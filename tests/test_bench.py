@@ -119,7 +119,10 @@ def test_compile_time_profile_sees_the_packetizer_thread():
     stats = profile_stats(300, "loop").stats  # type: ignore[attr-defined]
     run = [e[3] for f, e in stats.items() if f[0].endswith("packetizer.py") and f[2] == "run"]
     assert len(run) == 1 and run[0] > 0
-    text = profile((30, 100), "loop")
+    # The packetizer's share is about a sixth of a request, near the 15th
+    # place of the cumulative ranking: ask for more rows than the ranking
+    # could push it down (the faster it gets, the lower it ranks).
+    text = profile((30, 100), "loop", top=40)
     assert "packetizer.py" in text and "time beyond linear growth, 30 -> 100 instructions" in text
 
 
