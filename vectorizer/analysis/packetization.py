@@ -22,9 +22,8 @@ from .instantiation import InstantiationAnalysis
 from .stride import StrideAnalysis
 from .uniformity import UniformValueAnalysis
 
-# Leaves are stores, masked calls and what runs once per lane (atomics,
-# volatile or atomic accesses, calls): nothing else is asked.
-_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+# Leaves are stores, masked calls and what runs once per lane: memory and calls.
+_MAY_BE_LEAF = I.MEMORY_OR_CALL
 
 
 class PacketizationAnalysis:

@@ -50,7 +50,7 @@ is_pure_callee = functools.lru_cache(maxsize=2048)(_is_pure_callee)
 _NEVER_VARYING = (V.Constant, BasicBlock, Function)
 # Only these can be a root, write memory, or answer once for the packet:
 # every other user is classified without asking the builtins' tables.
-_CALL_LIKE = (I.CallInst, I.LoadInst, I.StoreInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+_CALL_LIKE = I.MEMORY_OR_CALL
 _PLAIN_USER = (False, None)
 # The collective a callee's name denotes (a function of the name alone).
 parse_collective = functools.lru_cache(maxsize=2048)(_sg.parse_collective)

@@ -1267,3 +1267,9 @@ class OpaqueInst(Instruction):
             if isinstance(v, BasicBlock) and v not in out:
                 out.append(v)
         return out
+
+
+# The instructions that can touch memory or call: the only ones a builtin,
+# a varying root, a packetization leaf or a masked access can be. Passes
+# and analyses filter on this before asking the (costlier) builtin tables.
+MEMORY_OR_CALL: tuple[type[Instruction], ...] = (CallInst, LoadInst, StoreInst, AtomicRMWInst, AtomicCmpXchgInst)

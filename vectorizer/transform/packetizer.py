@@ -45,9 +45,8 @@ from ..ir.builder import Builder, builder_after
 from ..ir.module import BasicBlock, Function  # bound once: `V.BasicBlock` is an import per use
 from .linear_lane_reduction import LinearLaneReduction
 
-# What can be a leaf: stores, calls (masked memory, lane reductions,
-# collectives, what runs once per lane), atomics and volatile or atomic loads.
-_MAY_BE_LEAF = (I.StoreInst, I.LoadInst, I.CallInst, I.AtomicRMWInst, I.AtomicCmpXchgInst)
+# Leaves are stores, masked calls and what runs once per lane: memory and calls.
+_MAY_BE_LEAF = I.MEMORY_OR_CALL
 
 # Integer divisions (`Packetizer._splits_division`).
 INTEGER_DIVISIONS = ("sdiv", "udiv", "srem", "urem")

@@ -105,7 +105,7 @@ def address_lanes_safely(fn: V.Function, module: V.Module, layout: DataLayout, v
     callees: set[V.Function] = set()
     for block in fn.blocks:
         for inst in [i for i in block.instructions if isinstance(i, I.CallInst)]:  # only calls are rewritten
-            callee = inst.called_function if isinstance(inst, I.CallInst) else None
+            callee = inst.called_function
             if _scalar_access(inst, module, layout):
                 done += 1
                 assert callee is not None
