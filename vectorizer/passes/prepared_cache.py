@@ -12,10 +12,13 @@ A *resume point* is a pass after which the module was just re-read from
 LLVM's text (`prepare`; `control-flow-conversion` when it changed the
 kernel): at that point the state is the module (no analysis survives a
 re-read, the function is new) and a few plain fields. The snapshot keeps the
-module as text, re-parsed for each request that resumes
-there, so no request ever shares IR objects with another: the text is
-the one the pass read (LLVM's output, `KernelState.module_text`), so the
-re-read module is the one the pass made. A prefix that
+module as text, the one the pass read (LLVM's output,
+`KernelState.module_text`), so its parse is the module the pass made. The
+first request that resumes there parses the text once into a module kept
+with the snapshot and never edited; each request works on its own deep
+copy of that module, made from the objects (vectorizer/ir/module_copy.py,
+about half the cost of a parse), so no request ever shares IR objects with
+another. A prefix that
 stopped the pipeline (a refusal) is remembered as its remarks.
 
 The key is everything those passes read: the input text, the kernel, the
@@ -30,11 +33,12 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.data_layout import DataLayout
-from ..ir import parse_module
+from ..ir import Module, parse_module
+from ..ir.module_copy import NotCopyable, copy_module
 from ..target import TargetInfo
 from .state import KernelState
 
@@ -137,6 +141,26 @@ class Snapshot:
     datalayout: str | None = None
     conversion_stats: tuple[tuple[str, Any], ...] = ()
     kernel_body: KernelBody | None = None  # when `module_text` holds a stub of the kernel
+    # The parse of `module_text`, made by the first request that resumes
+    # here and only ever copied (never handed to a pass); holds False when
+    # the copier cannot copy it (each request then parses the text).
+    _parsed: list[Module | bool] = field(default_factory=list, compare=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def module(self) -> Module:
+        """A module of this snapshot's own for one request: a copy of the
+        parsed snapshot, which stays as parsed for the next request."""
+        assert self.module_text is not None
+        with self._lock:  # (threads resuming at once parse it once)
+            if not self._parsed:
+                self._parsed.append(parse_module(self.module_text))
+            parsed = self._parsed[0]
+        if parsed is not False:
+            try:
+                return copy_module(parsed)  # type: ignore[arg-type]
+            except NotCopyable:
+                self._parsed[0] = False
+        return parse_module(self.module_text)
 
     def restore(self, state: KernelState) -> None:
         """Put the snapshot into a fresh state, whose outcome has no remarks
@@ -144,8 +168,7 @@ class Snapshot:
         state.outcome.remarks.extend(self.remarks)
         if self.stopped:
             return
-        assert self.module_text is not None
-        module = parse_module(self.module_text)
+        module = self.module()
         kernel = module.get_function(state.request.kernel)
         fn = module.get_function(self.temp_name)
         assert kernel is not None and fn is not None
@@ -182,8 +205,9 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
 class PreparedCache:
     """The most recent snapshots, by key (least recently used dropped first).
     Safe to share between threads (campaign threads vectorize in-process for
-    mutants and peers): snapshots are immutable and each request re-reads its
-    own module."""
+    mutants and peers): snapshots are immutable (their parsed module is made
+    once under a lock and only read after) and each request gets its own
+    module."""
 
     def __init__(self, size: int = MAX_ENTRIES) -> None:
         self.size = size
