@@ -123,6 +123,8 @@ class _Copier:
         # every user whose operand lists are still to be filled.
         self.pairs: list[tuple[V.Value, V.Value]] = []
         self.users: list[tuple[V.User, V.User]] = []
+        self.records: list[tuple[I.Instruction, I.Instruction]] = []  # instructions with debug records
+        self.slots = 0  # operand slots made room for (`fill`), to be filled by `use_lists`
 
     # ------------------------------------------------------------- values
 
@@ -261,6 +263,8 @@ class _Copier:
             insts = []
             for i in b.instructions:
                 ci = (_MAKERS.get(type(i)) or _maker(type(i)))(i, cb)
+                if i._debug_records is not None:
+                    self.records.append((i, ci))
                 vmap[id(i)] = ci
                 pairs.append((i, ci))
                 users.append((i, ci))
@@ -277,7 +281,7 @@ class _Copier:
         users = self.users
         value = self.value
         get = self.vmap.get
-        k = 0
+        k = slots = 0
         while k < len(users):  # grows while constants with operands are copied
             orig, c = users[k]
             k += 1
@@ -289,8 +293,10 @@ class _Copier:
                         ops[n] = value(src_ops[n])
             c._operands = ops
             c._uses = [None] * len(ops)
+            slots += len(ops)
             if type(orig) is GlobalVariable:
                 c._initializer = ops[0] if orig._initializer is not None else None  # type: ignore[attr-defined]
+        self.slots = slots
 
     def texts(self, src: Module, dst: Module) -> None:
         """Copy every metadata holder: the module's, the functions', the
@@ -305,22 +311,20 @@ class _Copier:
             if f.trailing is not None:
                 cf.trailing = holder(f.trailing)
             cf.uselistorder = [holder(h) for h in f.uselistorder]
-            for b, cb in zip(f.blocks, cf.blocks, strict=True):
-                for i, ci in zip(b.instructions, cb.instructions, strict=True):
-                    records = i._debug_records
-                    if records is not None:
-                        ci._debug_records = [I.DebugRecord(holder(r.text)) for r in records]
+        for i, ci in self.records:
+            ci._debug_records = [I.DebugRecord(holder(r.text)) for r in i._debug_records or ()]
 
     def use_lists(self) -> None:
         """Every copy's use list, in its original's order (each operand slot
         made as its use is met), and its metadata holders, in the same order."""
         get = self.vmap.get
         holders = self.holders
+        made = 0
         for orig, c in self.pairs:
             uses = orig.uses
             if uses:
                 out = []
-                for u, user in zip(uses, map(get, map(id, map(_user_of, uses))), strict=True):
+                for u, user in zip(uses, map(get, map(id, map(_user_of, uses))), strict=False):
                     if user is not None:
                         nu = _new(_Use)
                         nu.user = user
@@ -328,9 +332,12 @@ class _Copier:
                         user._uses[n] = nu  # type: ignore[attr-defined]
                         out.append(nu)
                 c.uses = out
+                made += len(out)
             md = orig._md_users
             if md is not None:
                 c._md_users = [holders[id(h)] for h in md if id(h) in holders]
+        if made == self.slots:
+            return  # (each original slot has one use: every slot is made)
         for _, c in self.users:
             slots = c._uses
             if None in slots:  # a slot the original never registered (cloned unlinked, never linked)

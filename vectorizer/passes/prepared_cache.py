@@ -192,14 +192,25 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
         return Snapshot(after, True, remarks)
     # The text the pass just read the module from, when it says so (the
     # parse of that text is exactly the state; its tokens are still cached).
-    text = state.module_text if state.module_text is not None else print_module(state.module)
+    parsed = state.module_text is not None
+    text = state.module_text if parsed else print_module(state.module)
     body = state.kernel_body  # the module holds a stub already (`prepare` made it)
     if stub and body is None:
         stubbed = stub_kernel(text, state.request.kernel)
         if stubbed is not None:
             text, body = stubbed
-    return Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
+            parsed = False
+    snap = Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
                     tuple(state.conversion_stats.items()), body)
+    if parsed:
+        # The state's module is that parse, not yet edited by a later pass:
+        # its copy is the snapshot's parsed module (cheaper than the parse
+        # the first request resuming here would make).
+        try:
+            snap._parsed.append(copy_module(state.module))
+        except NotCopyable:
+            pass
+    return snap
 
 
 class PreparedCache:
