@@ -196,4 +196,4 @@ def test_the_snapshots_parsed_module_stays_as_parsed() -> None:
     parsed = [s for s in CACHE._entries.values() if s._parsed]
     assert parsed
     for snap in parsed:
-        assert print_module(snap._parsed[0]) == print_module(parse_module(snap.module_text))
+        assert print_module(snap._parsed[0].src) == print_module(parse_module(snap.module_text))

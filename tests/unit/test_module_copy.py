@@ -14,7 +14,7 @@ from vectorizer.ir import instructions as I
 from vectorizer.ir import parse_module, print_module
 from vectorizer.ir import values as V
 from vectorizer.ir.module import BasicBlock, Function, GlobalVariable, Module
-from vectorizer.ir.module_copy import NotCopyable, copy_module
+from vectorizer.ir.module_copy import ModuleCopier, NotCopyable, copy_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -219,9 +219,9 @@ def _correspondence(orig: Module, copy: Module) -> dict[int, object]:
 _IMMUTABLE = (str, int, float, bool, bytes, tuple, frozenset, type(None))
 
 
-def _check_copy(orig: Module) -> Module:
+def _check_copy(orig: Module, copy: Module | None = None) -> Module:
     before = print_module(orig)
-    copy = copy_module(orig)
+    copy = copy_module(orig) if copy is None else copy
     assert print_module(copy) == before
     assert print_module(orig) == before
     pairs = _correspondence(orig, copy)
@@ -273,11 +273,31 @@ def test_copies_of_the_repository_ir_print_alike() -> None:
         _check_copy(parse_module(text))
 
 
-def test_editing_the_copy_leaves_the_original_as_parsed() -> None:
+def test_repeated_copies_wired_from_the_first_are_faithful_too() -> None:
+    """`ModuleCopier` wires its later copies from positions worked out by
+    the first: each is as faithful as the first, and independent of it."""
+    for m in [_rich(), *(parse_module(t) for t in _inputs()[:20])]:
+        copier = ModuleCopier(m)
+        first = _check_copy(m, copier.copy())
+        assert copier._plan is not None
+        second = _check_copy(m, copier.copy())
+        third = copier.copy()
+        assert not {id(o) for o in _objects(second)} & {id(o) for o in _objects(first) + _objects(third)}
+        assert print_module(third) == print_module(m)
+
+
+def _second_copy(m: Module) -> Module:
+    copier = ModuleCopier(m)
+    copier.copy()
+    return copier.copy()
+
+
+@pytest.mark.parametrize("copy", [copy_module, _second_copy])
+def test_editing_the_copy_leaves_the_original_as_parsed(copy) -> None:
     m = _rich()
     before = print_module(m)
     uses_before = {id(o): [(id(u.user), u.index) for u in o.uses] for o in _objects(m) if isinstance(o, V.Value)}
-    c = copy_module(m)
+    c = copy(m)
     k = c.get_function("k")
     assert k is not None
     loop, other = k.blocks[1], k.blocks[2]

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..analysis.data_layout import DataLayout
 from ..ir import Module, parse_module
-from ..ir.module_copy import NotCopyable, copy_module
+from ..ir.module_copy import ModuleCopier, NotCopyable, copy_module
 from ..target import TargetInfo
 from .state import KernelState
 
@@ -141,10 +141,11 @@ class Snapshot:
     datalayout: str | None = None
     conversion_stats: tuple[tuple[str, Any], ...] = ()
     kernel_body: KernelBody | None = None  # when `module_text` holds a stub of the kernel
-    # The parse of `module_text`, made by the first request that resumes
-    # here and only ever copied (never handed to a pass); holds False when
-    # the copier cannot copy it (each request then parses the text).
-    _parsed: list[Module | bool] = field(default_factory=list, compare=False, repr=False)
+    # The parse of `module_text` (its copier), only ever copied, never
+    # handed to a pass: made with the snapshot or by the first request that
+    # resumes here; False when the copier cannot copy it (each request then
+    # parses the text).
+    _parsed: list[ModuleCopier | bool] = field(default_factory=list, compare=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     def module(self) -> Module:
@@ -153,11 +154,11 @@ class Snapshot:
         assert self.module_text is not None
         with self._lock:  # (threads resuming at once parse it once)
             if not self._parsed:
-                self._parsed.append(parse_module(self.module_text))
+                self._parsed.append(ModuleCopier(parse_module(self.module_text)))
             parsed = self._parsed[0]
         if parsed is not False:
             try:
-                return copy_module(parsed)  # type: ignore[arg-type]
+                return parsed.copy()  # type: ignore[union-attr]
             except NotCopyable:
                 self._parsed[0] = False
         return parse_module(self.module_text)
@@ -207,7 +208,7 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
         # its copy is the snapshot's parsed module (cheaper than the parse
         # the first request resuming here would make).
         try:
-            snap._parsed.append(copy_module(state.module))
+            snap._parsed.append(ModuleCopier(copy_module(state.module)))
         except NotCopyable:
             pass
     return snap
