@@ -286,6 +286,24 @@ def test_repeated_copies_wired_from_the_first_are_faithful_too() -> None:
         assert print_module(third) == print_module(m)
 
 
+def test_the_copier_of_a_copy_wires_its_first_copy_from_the_plan() -> None:
+    """`ModuleCopier.of_copy` keeps a copy of a module that goes on
+    changing (the pipeline's state): its copies are faithful copies of the
+    module as it was, whatever happens to the module after."""
+    m = _rich()
+    before = print_module(m)
+    copier = ModuleCopier.of_copy(m)
+    assert copier._plan is not None and copier.src is not m
+    k = m.get_function("k")
+    assert k is not None
+    k.blocks[-1].instructions[-1].erase_from_parent()
+    k.name = "changed"
+    first = copier.copy()
+    assert print_module(first) == before
+    _check_copy(copier.src, first)
+    _check_copy(copier.src, copier.copy())
+
+
 def _second_copy(m: Module) -> Module:
     copier = ModuleCopier(m)
     copier.copy()

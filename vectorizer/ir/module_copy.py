@@ -395,9 +395,11 @@ class _Plan:
     lists from these tuples of integers instead of looking every original
     up by its `id` (a third of the cost of a copy)."""
 
-    def __init__(self, cp: _Copier) -> None:
+    def __init__(self, cp: _Copier, of_copy: bool = False) -> None:
+        """The plan for copying the module `cp` copied or (`of_copy`) the
+        copy it made: both are built alike, object for object."""
         index = {id(o): k for k, (o, _) in enumerate(cp.pairs)}
-        self.constants = [o for o, _ in cp.pairs[cp.shells:]]
+        self.constants = [c if of_copy else o for o, c in cp.pairs[cp.shells:]]
         self.operands = [tuple([index[id(v)] for v in o._operands]) for o, _ in cp.users]
         self.uses = [tuple([(index[id(u.user)], u.index) for u in o.uses if id(u.user) in index]) or None
                      for o, _ in cp.pairs]
@@ -452,6 +454,16 @@ class ModuleCopier:
         self.src = src
         self._plan: _Plan | None = None
         self._lock = threading.Lock()
+
+    @classmethod
+    def of_copy(cls, src: Module) -> ModuleCopier:
+        """The copier of a copy of `src` (which may change afterwards), its
+        plan worked out while copying: the copy's first copy is wired from
+        it already."""
+        dst, cp = _copy(src)
+        copier = cls(dst)
+        copier._plan = _Plan(cp, of_copy=True)
+        return copier
 
     def copy(self) -> Module:
         """A copy of the module, as `copy_module` makes it."""

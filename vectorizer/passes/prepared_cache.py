@@ -38,7 +38,7 @@ from typing import Any
 
 from ..analysis.data_layout import DataLayout
 from ..ir import Module, parse_module
-from ..ir.module_copy import ModuleCopier, NotCopyable, copy_module
+from ..ir.module_copy import ModuleCopier, NotCopyable
 from ..target import TargetInfo
 from .state import KernelState
 
@@ -208,7 +208,7 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
         # its copy is the snapshot's parsed module (cheaper than the parse
         # the first request resuming here would make).
         try:
-            snap._parsed.append(ModuleCopier(copy_module(state.module)))
+            snap._parsed.append(ModuleCopier.of_copy(state.module))
         except NotCopyable:
             pass
     return snap
