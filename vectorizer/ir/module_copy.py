@@ -401,7 +401,9 @@ class _Plan:
         index = {id(o): k for k, (o, _) in enumerate(cp.pairs)}
         self.constants = [c if of_copy else o for o, c in cp.pairs[cp.shells:]]
         self.operands = [tuple([index[id(v)] for v in o._operands]) for o, _ in cp.users]
-        self.uses = [tuple([(index[id(u.user)], u.index) for u in o.uses if id(u.user) in index]) or None
+        # Per value, its uses as one flat tuple (user position, slot, user
+        # position, slot, ...): fewer objects for the garbage collector.
+        self.uses = [tuple([x for u in o.uses if id(u.user) in index for x in (index[id(u.user)], u.index)]) or None
                      for o, _ in cp.pairs]
         self.slots = cp.slots
 
@@ -430,7 +432,8 @@ class _Plan:
         for (orig, c), spec in zip(cp.pairs, self.uses, strict=True):
             if spec is not None:
                 out = []
-                for k, n in spec:
+                pairs = iter(spec)
+                for k, n in zip(pairs, pairs, strict=False):
                     nu = _new(_Use)
                     nu.user = user = objs[k]
                     nu.index = n
