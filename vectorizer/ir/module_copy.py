@@ -3,8 +3,9 @@
 The prepared-kernel cache (vectorizer/passes/prepared_cache.py) keeps one
 parsed module per snapshot and hands each request that resumes there a copy
 of it: the later passes edit the module, so no request may share a mutable
-object with the snapshot or with another request. Copying the objects
-costs about a third of parsing the text again.
+object with the snapshot or with another request. A copy wired from a
+plan (`ModuleCopier`, the cache's case) costs about half a parse of the
+module's text (in the campaign replay, 2.3 against 5 ms a snapshot).
 
 The copy is the module the parse of its print would give, object for
 object: every global, alias, function, argument, block, instruction,

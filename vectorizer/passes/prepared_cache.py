@@ -14,10 +14,11 @@ kernel): at that point the state is the module (no analysis survives a
 re-read, the function is new) and a few plain fields. The snapshot keeps the
 module as text, the one the pass read (LLVM's output,
 `KernelState.module_text`), so its parse is the module the pass made. The
-first request that resumes there parses the text once into a module kept
-with the snapshot and never edited; each request works on its own deep
-copy of that module, made from the objects (vectorizer/ir/module_copy.py,
-about half the cost of a parse), so no request ever shares IR objects with
+snapshot also keeps a copy of that module, never edited (made from the
+state's module when the snapshot is taken, else parsed from the text by
+the first request that resumes there); each request works on its own deep
+copy of it, made from the objects (vectorizer/ir/module_copy.py, about
+half the cost of a parse), so no request ever shares IR objects with
 another. A prefix that
 stopped the pipeline (a refusal) is remembered as its remarks.
 
@@ -219,7 +220,9 @@ class PreparedCache:
     Safe to share between threads (campaign threads vectorize in-process for
     mutants and peers): snapshots are immutable (their parsed module is made
     once under a lock and only read after) and each request gets its own
-    module."""
+    module. (A snapshot's module, about half a megabyte, is a graph of
+    cycles: once evicted it is freed by the next collection of older
+    objects, not at once.)"""
 
     def __init__(self, size: int = MAX_ENTRIES) -> None:
         self.size = size
