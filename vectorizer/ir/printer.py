@@ -63,6 +63,21 @@ def _gep_flags(flags: set[str]) -> str:
 _QUOTED: dict[str, str] = {}
 
 
+# `%0`, `%1`, ...: the spellings of unnamed locals, made once per process
+# (`_numbers` extends the table).
+_NUMBERED: list[str] = [f"%{n}" for n in range(1024)]
+_NUMBERED_MAX = 1 << 16
+
+
+def _numbers(most: int) -> list[str]:
+    """`%0` to `%most` at least: `_NUMBERED`, extended (up to `_NUMBERED_MAX`
+    entries kept; a larger function gets a table of its own)."""
+    if most >= _NUMBERED_MAX:
+        return [f"%{k}" for k in range(most + 1)]
+    _NUMBERED.extend(f"%{k}" for k in range(len(_NUMBERED), most + 1))
+    return _NUMBERED
+
+
 def _unique(name: str, used: set[str]) -> str:
     if name not in used:
         return name
@@ -73,18 +88,39 @@ def _unique(name: str, used: set[str]) -> str:
 
 
 class _Ctx:
-    """Name tables for one print: module-level names and per-function slots."""
+    """Name tables for one print: module-level names and per-function slots.
 
-    def __init__(self, module: Module | None) -> None:
+    Everything remembered here (`local`, `tx`, `tcache`) is keyed by object
+    identity and lives for one print only: the IR cannot change during a
+    print, and every key is an object reachable from the printed IR (or kept
+    alive in `_tkeep`), so no identity is reused while the table exists.
+    """
+
+    def __init__(self, module: Module | None, structs: bool = False) -> None:
         self.module = module
         self.gnames: dict[int, str] = {}
         self.fn_slots: dict[int, dict[int, str]] = {}
         self.local: dict[int, str] = {}
+        # `id(value) -> "type spelling"` (an operand with its type) while
+        # printing one function: its locals (filled by `slots`), then every
+        # other value `typed` spells there. Most operands are printed with
+        # their type, so this is the printer's most frequent lookup. One
+        # table per function, as `local` is: a value's spelling is made in
+        # the context of the function being printed.
+        self.tx: dict[int, str] = {}
+        self.fn_tx: dict[int, dict[int, str]] = {}
         # `str(t)` by `id(t)` (`type_text`), for this print: formatting a type
         # calls its Python `__str__` (nested, for vectors and arrays), and a
         # module names few distinct type objects many times.
         self.tcache: dict[int, str] = {}
+        self.tpre: dict[int, str] = {}  # see `slots`
         self._tkeep: list[T.Type] = []  # keeps each cached id's type alive
+        # The named structs the module does not register, found while
+        # printing (`print_module` only; see `_struct_section`): the names
+        # start as the registered ones, and `seen` holds the ids of the
+        # types already walked for struct names.
+        self.found: dict[str, T.StructType] | None = dict(module.struct_types) if structs and module else None
+        self.seen: set[int] = set()
         if module is not None:
             used: set[str] = set()
             n = 0
@@ -98,22 +134,77 @@ class _Ctx:
                         self.gnames[id(g)] = f"@{n}"
                         n += 1
 
+    def cover(self, t: T.Type) -> None:
+        """Walk `t` for named structs (when this print collects them); the
+        caller has checked that `t` is no leaf and not walked yet."""
+        if self.found is not None:
+            _walk_type(t, self.found, self.seen)
+
     def slots(self, fn: Function) -> dict[int, str]:
-        """`id(value) -> "%name"` for the locals of `fn`."""
+        """`id(value) -> "%name"` for the locals of `fn` (and their typed
+        spellings, into the function's `tx`)."""
         s = self.fn_slots.get(id(fn))
         if s is not None:
             return s
         s = {}
+        tx: dict[int, str] = {}
         used: set[str] = set()
         n = 0
         quoted = _QUOTED
         if len(quoted) > 50_000:
             quoted.clear()
+        blocks = fn.blocks
+        # Enough `%N` spellings for every value of the function, so the
+        # loop below indexes without a bound check.
+        most = len(fn.args) + len(blocks) + sum(len(b.instructions) for b in blocks)
+        nums = _NUMBERED if most < len(_NUMBERED) else _numbers(most)
+        # `id(type) -> "spelling "`, or "" for void: one lookup tells whether
+        # a value is numbered and starts its typed spelling.
+        pre = self.tpre
+        tc = self.tcache
         void = T.VoidType
-        for b in (None, *fn.blocks):
-            # The arguments, then each block and its non-void instructions.
-            values = fn.args if b is None else (b, *(i for i in b.instructions if not isinstance(i.type, void)))
-            for v in values:
+        # The arguments, then each block and its non-void instructions. The
+        # typed spelling of each argument and instruction is made here
+        # (almost every one is an operand somewhere); reading its type names
+        # the type for `_struct_section`.
+        for v in fn.args:
+            nm = v.name
+            if nm:
+                if nm in used:
+                    nm = _unique(nm, used)
+                used.add(nm)
+                q = quoted.get(nm)
+                if q is None:
+                    q = quoted[nm] = "%" + quote_name(nm)
+            else:
+                q = nums[n]
+                n += 1
+            s[id(v)] = q
+            t = v.type
+            tx[id(v)] = f"{tc.get(id(t)) or self.type_text(t)} {q}"
+        for b in blocks:
+            nm = b.name
+            if nm:
+                if nm in used:
+                    nm = _unique(nm, used)
+                used.add(nm)
+                q = quoted.get(nm)
+                if q is None:
+                    q = quoted[nm] = "%" + quote_name(nm)
+            else:
+                q = nums[n]
+                n += 1
+            s[id(b)] = q
+            t = b.type
+            if id(t) not in pre:
+                self.type_pre(t, void)
+            for v in b.instructions:
+                t = v.type
+                p = pre.get(id(t))
+                if p is None:
+                    p = self.type_pre(t, void)
+                if not p:
+                    continue  # void: not numbered
                 nm = v.name
                 if nm:
                     if nm in used:
@@ -122,12 +213,20 @@ class _Ctx:
                     q = quoted.get(nm)
                     if q is None:
                         q = quoted[nm] = "%" + quote_name(nm)
-                    s[id(v)] = q
                 else:
-                    s[id(v)] = f"%{n}"
+                    q = nums[n]
                     n += 1
+                s[id(v)] = q
+                tx[id(v)] = p + q
         self.fn_slots[id(fn)] = s
+        self.fn_tx[id(fn)] = tx
         return s
+
+    def type_pre(self, t: T.Type, void: type) -> str:
+        """`tpre[id(t)]`: `str(t) + " "`, or "" when `t` is void."""
+        p = self.tpre[id(t)] = "" if isinstance(t, void) else (self.tcache.get(id(t)) or self.type_text(t)) + " "
+        self._tkeep.append(t)
+        return p
 
     def gname(self, g: GlobalValue) -> str:
         nm = self.gnames.get(id(g))
@@ -140,6 +239,11 @@ class _Ctx:
         nm = self.local.get(id(v))
         if nm is not None:
             return nm
+        t = v.type
+        if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
+            # An operand printed without its type (a phi's incoming value,
+            # a callee) still names its type for `_struct_section`.
+            self.cover(t)
         leaf = _LEAF_CONSTANTS.get(type(v))
         if leaf is not None:
             return leaf(v)
@@ -179,15 +283,31 @@ class _Ctx:
         return self.ref(v)
 
     def type_text(self, t: T.Type) -> str:
-        """`str(t)`, remembered for this print (read `tcache` first)."""
+        """`str(t)`, remembered for this print (read `tcache` first); the
+        first time a type is named, it is also walked for named structs."""
         s = self.tcache[id(t)] = str(t)
         self._tkeep.append(t)
+        if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
+            self.cover(t)
         return s
 
     def typed(self, v: V.Value) -> str:
-        t = v.type
-        nm = self.local.get(id(v))
-        return f"{self.tcache.get(id(t)) or self.type_text(t)} {nm if nm is not None else self.ref(v)}"
+        """`"type ref"`, remembered in the table of the function being
+        printed (read `tx` first)."""
+        s = self.tx.get(id(v))
+        if s is None:
+            t = v.type
+            s = self.tx[id(v)] = f"{self.tcache.get(id(t)) or self.type_text(t)} {self.ref(v)}"
+        return s
+
+    def enter(self, fn: Function | None) -> None:
+        """Print in the context of `fn` (its locals; none for a declaration)."""
+        if fn is not None and fn.blocks:
+            self.local = self.slots(fn)
+            self.tx = self.fn_tx[id(fn)]
+        else:
+            self.local = {}
+            self.tx = {}
 
     # ------------------------------------------------------------ constants
 
@@ -295,13 +415,21 @@ _LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
 }
 
 
+# The instruction printers below read an operand's typed spelling as
+# `c.tx.get(id(v)) or c.typed(v)` and an untyped one as
+# `c.local.get(id(v)) or c.ref(v)`: the lookup `typed` and `ref` start with,
+# made without the method call (every operand printed goes through one).
+
+
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
-    f = _fmf(i.flags) if i.opcode in I._FP_BINARY_SET else _int_flags(i.flags)
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"{i.opcode}{f} {c.tcache.get(id(t)) or c.type_text(t)} {loc.get(id(a)) or c.ref(a)}, "
-            f"{loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed(a)
+    sb = c.local.get(id(b)) or c.ref(b)
+    f = i.flags
+    if f:
+        fs = _fmf(f) if i.opcode in I._FP_BINARY_SET else _int_flags(f)
+        return f"{i.opcode}{fs} {sa}, {sb}"
+    return f"{i.opcode} {sa}, {sb}"
 
 
 def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
@@ -310,41 +438,53 @@ def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
 
 def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"icmp{_int_flags(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
-            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed(a)
+    sb = c.local.get(id(b)) or c.ref(b)
+    f = i.flags
+    return f"icmp{_int_flags(f) if f else ''} {i.predicate} {sa}, {sb}"
 
 
 def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"fcmp{_fmf(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
-            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed(a)
+    sb = c.local.get(id(b)) or c.ref(b)
+    f = i.flags
+    return f"fcmp{_fmf(f) if f else ''} {i.predicate} {sa}, {sb}"
 
 
 def _p_select(c: _Ctx, i: I.SelectInst) -> str:
-    ops = i._operands
-    return f"select{_fmf(i.flags)} {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+    a, b, d = i._operands
+    tx = c.tx
+    f = i.flags
+    return (f"select{_fmf(f) if f else ''} {tx.get(id(a)) or c.typed(a)}, {tx.get(id(b)) or c.typed(b)}, "
+            f"{tx.get(id(d)) or c.typed(d)}")
 
 
 def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
     ops = i._operands
-    pairs = ", ".join(f"[ {c.ref(ops[k])}, {c.ref(ops[k + 1])} ]" for k in range(0, len(ops), 2))
-    return f"phi{_fmf(i.flags)} {c.tcache.get(id(i.type)) or c.type_text(i.type)} {pairs}"
+    loc = c.local
+    ref = c.ref
+    pairs = ", ".join([f"[ {loc.get(id(ops[k])) or ref(ops[k])}, {loc.get(id(ops[k + 1])) or ref(ops[k + 1])} ]"
+                       for k in range(0, len(ops), 2)])
+    t = i.type
+    return f"phi{_fmf(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)} {pairs}"
 
 
 def _p_cast(c: _Ctx, i: I.CastInst) -> str:
     f = i.flags
     flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
-    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {c.tcache.get(id(i.type)) or c.type_text(i.type)}"
+    a = i._operands[0]
+    t = i.type
+    return f"{i.opcode}{flags} {c.tx.get(id(a)) or c.typed(a)} to {c.tcache.get(id(t)) or c.type_text(t)}"
 
 
 def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
-    ops = ", ".join([c.typed(o) for o in i._operands])
+    tx = c.tx
+    typed = c.typed
+    ops = ", ".join([tx.get(id(o)) or typed(o) for o in i._operands])
     t = i.source_element_type
-    return f"getelementptr{_gep_flags(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
+    f = i.flags
+    return f"getelementptr{_gep_flags(f) if f else ''} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
 
 
 def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
@@ -359,17 +499,28 @@ def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
 
 
 def _p_load(c: _Ctx, i: I.LoadInst) -> str:
-    head = "load atomic" if i.ordering else "load"
-    if i.volatile:
-        head += " volatile"
-    return f"{head} {c.tcache.get(id(i.type)) or c.type_text(i.type)}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
+    t = i.type
+    a = i._operands[0]
+    body = f"{c.tcache.get(id(t)) or c.type_text(t)}, {c.tx.get(id(a)) or c.typed(a)}"
+    if i.ordering or i.volatile:
+        head = "load atomic" if i.ordering else "load"
+        if i.volatile:
+            head += " volatile"
+        return f"{head} {body}{_atomic_tail(i)}"
+    # `_atomic_tail` of a plain load: its alignment.
+    return f"load {body}" if i.align is None else f"load {body}, align {i.align}"
 
 
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
-    head = "store atomic" if i.ordering else "store"
-    if i.volatile:
-        head += " volatile"
-    return f"{head} {c.typed(i._operands[0])}, {c.typed(i._operands[1])}{_atomic_tail(i)}"
+    a, p = i._operands
+    tx = c.tx
+    body = f"{tx.get(id(a)) or c.typed(a)}, {tx.get(id(p)) or c.typed(p)}"
+    if i.ordering or i.volatile:
+        head = "store atomic" if i.ordering else "store"
+        if i.volatile:
+            head += " volatile"
+        return f"{head} {body}{_atomic_tail(i)}"
+    return f"store {body}" if i.align is None else f"store {body}, align {i.align}"
 
 
 def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
@@ -377,7 +528,8 @@ def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
     for f in ("inalloca", "swifterror"):
         if f in i.flags:
             out += " " + f
-    out += f" {i.allocated_type}"
+    t = i.allocated_type
+    out += " " + (c.tcache.get(id(t)) or c.type_text(t))
     if i._operands:
         out += f", {c.typed(i._operands[0])}"
     if i.align is not None:
@@ -389,7 +541,8 @@ def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
 
 def _p_call(c: _Ctx, i: I.CallInst) -> str:
     out = f"{i.tail} call" if i.tail else "call"
-    out += _fmf(i.flags)
+    if i.flags:
+        out += _fmf(i.flags)
     if i.calling_conv:
         out += " " + i.calling_conv
     if i.return_attributes:
@@ -397,21 +550,32 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     if i.addrspace is not None:
         out += f" addrspace({i.addrspace})"
     fty = i.function_type
+    if id(fty) not in c.seen:
+        # The callee's type is printed only in part (its return type), so
+        # it is walked for `_struct_section` here.
+        c.cover(fty)
     rt = fty if fty.vararg else fty.return_type
-    out += f" {c.tcache.get(id(rt)) or c.type_text(rt)} {c.ref(i._operands[-1])}("
-    args = []
     ops = i._operands
-    attrs = i.arg_attributes
+    callee = ops[-1]
     tc = c.tcache
-    loc = c.local
-    for k in range(i.num_args):
-        a = ops[k]
-        at = attrs[k] if k < len(attrs) else ""
-        t = a.type
-        ts = tc.get(id(t)) or c.type_text(t)
-        nm = loc.get(id(a)) or c.ref(a)
-        args.append(f"{ts} {at} {nm}" if at else f"{ts} {nm}")
-    out += ", ".join(args) + ")"
+    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.ref(callee)}("
+    attrs = i.arg_attributes
+    tx = c.tx
+    n = i.num_args
+    if not any(attrs):
+        out += ", ".join([tx.get(id(a)) or c.typed(a) for a in ops[:n]]) + ")"
+    else:
+        args = []
+        loc = c.local
+        for k in range(n):
+            a = ops[k]
+            at = attrs[k] if k < len(attrs) else ""
+            if at:
+                t = a.type
+                args.append(f"{tc.get(id(t)) or c.type_text(t)} {at} {loc.get(id(a)) or c.ref(a)}")
+            else:
+                args.append(tx.get(id(a)) or c.typed(a))
+        out += ", ".join(args) + ")"
     if i.attributes:
         out += " " + i.attributes
     if i.bundle_layout:
@@ -424,9 +588,13 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
 
 def _p_br(c: _Ctx, i: I.BranchInst) -> str:
     ops = i._operands
+    loc = c.local
     if len(ops) == 1:
-        return f"br label {c.ref(ops[0])}"
-    return f"br {c.typed(ops[0])}, label {c.ref(ops[1])}, label {c.ref(ops[2])}"
+        d = ops[0]
+        return f"br label {loc.get(id(d)) or c.ref(d)}"
+    a, t, f = ops
+    return (f"br {c.tx.get(id(a)) or c.typed(a)}, label {loc.get(id(t)) or c.ref(t)}, "
+            f"label {loc.get(id(f)) or c.ref(f)}")
 
 
 def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
@@ -560,7 +728,11 @@ _PRINTERS: dict[type, Callable[[_Ctx, I.Instruction], str]] = {  # type: ignore[
 
 def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
     is_def = bool(fn.blocks)
-    c.local = c.slots(fn) if is_def else {}
+    c.enter(fn)
+    fty = fn.function_type
+    if id(fty) not in c.seen:
+        c.cover(fty)  # for `_struct_section`
+    tc = c.tcache
     head = ["define" if is_def else "declare"]
     if fn.linkage:
         head.append(fn.linkage)
@@ -570,16 +742,18 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
         head.append(fn.calling_conv)
     if fn.return_attributes:
         head.append(fn.return_attributes)
-    head.append(str(fn.function_type.return_type))
+    t = fty.return_type
+    head.append(tc.get(id(t)) or c.type_text(t))
     params = []
     for a in fn.args:
-        p = str(a.type)
+        t = a.type
+        p = tc.get(id(t)) or c.type_text(t)
         if a.attributes:
             p += " " + a.attributes
         if is_def:
             p += " " + c.local[id(a)]
         params.append(p)
-    if fn.function_type.vararg:
+    if fty.vararg:
         params.append("...")
     head.append(c.gname(fn) + "(" + ", ".join(params) + ")")
     if fn.unnamed_addr:
@@ -600,7 +774,6 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
     out.append(" ".join(head) + " {")
     printers = _PRINTERS
     local = c.local
-    void = T.VoidType
     first = True
     for b in fn.blocks:
         if not first:
@@ -616,14 +789,16 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
             body = printers.get(type(i), _print_generic)(c, i)
             if i._metadata:
                 body += "".join(f", !{k} {v}" for k, v in i._metadata)
-            if isinstance(i.type, void):
+            # `slots` numbered exactly the non-void instructions.
+            nm = local.get(id(i))
+            if nm is None:
                 out.append("  " + body)
             else:
-                out.append(f"  {local.get(id(i)) or c.ref(i)} = {body}")
+                out.append(f"  {nm} = {body}")
     for u in fn.uselistorder:
         out.append("  " + u.render(c.md_ref))
     out.append("}")
-    c.local = {}
+    c.enter(None)
 
 
 def _global(c: _Ctx, g: GlobalVariable) -> str:
@@ -637,7 +812,8 @@ def _global(c: _Ctx, g: GlobalVariable) -> str:
     if getattr(g, "externally_initialized", False):
         parts.append("externally_initialized")
     parts.append("constant" if g.is_constant else "global")
-    parts.append(str(g.value_type))
+    t = g.value_type
+    parts.append(c.tcache.get(id(t)) or c.type_text(t))  # (names it for `_struct_section`)
     if g.initializer is not None:
         parts.append(c.ref(g.initializer))
     s = " ".join(parts)
@@ -650,7 +826,7 @@ def _global(c: _Ctx, g: GlobalVariable) -> str:
 
 def print_module(module: Module) -> str:
     """The whole module as LLVM text."""
-    c = _Ctx(module)
+    c = _Ctx(module, structs=True)
     out: list[str] = []
     if module.name is not None:
         out.append(f"; ModuleID = '{module.name}'")
@@ -661,12 +837,7 @@ def print_module(module: Module) -> str:
     if module.triple is not None:
         out.append(f'target triple = "{_escape(module.triple)}"')
     out.extend(module.module_asm)
-    structs = dict(module.struct_types)
-    _collect_structs(module, structs)
-    if structs:
-        out.append("")
-        for st in structs.values():
-            out.append(f"{st} = type {st.body_str}")
+    struct_at = len(out)  # the struct definitions go here, once known
     if module.comdats:
         out.append("")
         out.extend(module.comdats)
@@ -689,8 +860,32 @@ def print_module(module: Module) -> str:
     if module.trailer:
         out.append("")
         out.extend(t.render(c.ref) for t in module.trailer)
+    out[struct_at:struct_at] = _struct_section(c, module)
     out.append("")
     return "\n".join(out)
+
+
+def _struct_section(c: _Ctx, module: Module) -> list[str]:
+    """The lines defining the module's named structs: the registered ones,
+    then those used anywhere but not registered (a transform may create
+    `StructType(name=...)` directly), as `_collect_structs` finds them.
+
+    The print has already walked, for struct names, every type
+    `_collect_structs` would visit (each type it names the first time, the
+    type of each operand `ref` spells, each function's and callee's type),
+    and maybe more. So when that found no name beyond the registered ones,
+    `_collect_structs` would find none either, and its walk over every
+    operand of the module is skipped; otherwise it runs, for its order.
+    """
+    found = c.found
+    assert found is not None
+    structs = found
+    if len(found) != len(module.struct_types):
+        structs = dict(module.struct_types)
+        _collect_structs(module, structs)
+    if not structs:
+        return []
+    return ["", *(f"{st} = type {st.body_str}" for st in structs.values())]
 
 
 # Types that cannot hold a named struct. (A vector's elements are integers,
@@ -786,6 +981,7 @@ def print_instruction(inst: I.Instruction) -> str:
     c = _Ctx(fn.parent if fn is not None else None)
     if fn is not None:
         c.local = c.slots(fn)
+        c.tx = c.fn_tx[id(fn)]
     return c.inst(inst)
 
 
@@ -795,6 +991,7 @@ def print_instructions(fn: Function) -> list[str]:
     every global and numbers the function at each call)."""
     c = _Ctx(fn.parent)
     c.local = c.slots(fn)
+    c.tx = c.fn_tx[id(fn)]
     return [c.inst(i) for i in fn.instructions()]
 
 
