@@ -28,6 +28,9 @@ __all__ = [
     "FMF_ORDER",
 ]
 
+_VectorType = T.VectorType
+_IntType = T.IntType
+
 FMF_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 _FMF_SET = frozenset((*FMF_ORDER, "fast"))
 _INT_FLAG_ORDER = ("nuw", "nsw", "exact", "disjoint", "nneg", "samesign")
@@ -87,6 +90,19 @@ def _unique(name: str, used: set[str]) -> str:
     return f"{name}.{n}"
 
 
+def _unique_after(name: str, used: set[str], suffix: dict[str, int]) -> str:
+    """`_unique(name, used)` for a caller that adds each answer to `used`
+    and keeps `suffix` for the same `used`: `name.1` to `name.k` are all in
+    `used` after `name.k` was the answer, so the search for the next free
+    suffix starts at k + 1 (a name repeated n times costs n tries, not n²/2).
+    """
+    n = suffix.get(name, 1)
+    while f"{name}.{n}" in used:
+        n += 1
+    suffix[name] = n + 1
+    return f"{name}.{n}"
+
+
 class _Ctx:
     """Name tables for one print: module-level names and per-function slots.
 
@@ -140,6 +156,16 @@ class _Ctx:
         if self.found is not None:
             _walk_type(t, self.found, self.seen)
 
+    def cover_function_type(self, t: T.FunctionType) -> None:
+        """`cover` of a function type not walked yet: each call names one,
+        mostly of scalar and vector types only (tested without the walk)."""
+        if self.found is None:
+            return
+        if type(t.return_type) in _LEAF_TYPES and _LEAF_TYPES.issuperset(map(type, t.params)):
+            self.seen.add(id(t))  # (as `_walk_type` would; the type outlives the print)
+        else:
+            _walk_type(t, self.found, self.seen)
+
     def slots(self, fn: Function) -> dict[int, str]:
         """`id(value) -> "%name"` for the locals of `fn` (and their typed
         spellings, into the function's `tx`)."""
@@ -149,6 +175,7 @@ class _Ctx:
         s = {}
         tx: dict[int, str] = {}
         used: set[str] = set()
+        suffix: dict[str, int] = {}  # see `_unique_after`
         n = 0
         quoted = _QUOTED
         if len(quoted) > 50_000:
@@ -171,7 +198,7 @@ class _Ctx:
             nm = v.name
             if nm:
                 if nm in used:
-                    nm = _unique(nm, used)
+                    nm = _unique_after(nm, used, suffix)
                 used.add(nm)
                 q = quoted.get(nm)
                 if q is None:
@@ -179,14 +206,15 @@ class _Ctx:
             else:
                 q = nums[n]
                 n += 1
-            s[id(v)] = q
+            k = id(v)
+            s[k] = q
             t = v.type
-            tx[id(v)] = f"{tc.get(id(t)) or self.type_text(t)} {q}"
+            tx[k] = f"{tc.get(id(t)) or self.type_text(t)} {q}"
         for b in blocks:
             nm = b.name
             if nm:
                 if nm in used:
-                    nm = _unique(nm, used)
+                    nm = _unique_after(nm, used, suffix)
                 used.add(nm)
                 q = quoted.get(nm)
                 if q is None:
@@ -208,7 +236,7 @@ class _Ctx:
                 nm = v.name
                 if nm:
                     if nm in used:
-                        nm = _unique(nm, used)
+                        nm = _unique_after(nm, used, suffix)
                     used.add(nm)
                     q = quoted.get(nm)
                     if q is None:
@@ -216,8 +244,9 @@ class _Ctx:
                 else:
                     q = nums[n]
                     n += 1
-                s[id(v)] = q
-                tx[id(v)] = p + q
+                k = id(v)
+                s[k] = q
+                tx[k] = p + q
         self.fn_slots[id(fn)] = s
         self.fn_tx[id(fn)] = tx
         return s
@@ -239,6 +268,10 @@ class _Ctx:
         nm = self.local.get(id(v))
         if nm is not None:
             return nm
+        return self.ref_miss(v)
+
+    def ref_miss(self, v: V.Value) -> str:
+        """`ref` of a value not in `local`."""
         t = v.type
         if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
             # An operand printed without its type (a phi's incoming value,
@@ -285,7 +318,21 @@ class _Ctx:
     def type_text(self, t: T.Type) -> str:
         """`str(t)`, remembered for this print (read `tcache` first); the
         first time a type is named, it is also walked for named structs."""
-        s = self.tcache[id(t)] = str(t)
+        c = type(t)
+        # The spellings of `VectorType.__str__` and `IntType.__str__`, made
+        # here with the element's spelling from the table: passes make a
+        # new vector type object for almost every instruction they build,
+        # so a print meets hundreds of them, and the generic `str` goes
+        # through two Python `__str__` calls and the formatting of each.
+        if c is _VectorType:
+            e = t.element  # type: ignore[attr-defined]
+            es = self.tcache.get(id(e)) or self.type_text(e)
+            s = f"<vscale x {t.count} x {es}>" if t.scalable else f"<{t.count} x {es}>"  # type: ignore[attr-defined]
+        elif c is _IntType:
+            s = f"i{t.bits}"  # type: ignore[attr-defined]
+        else:
+            s = str(t)
+        self.tcache[id(t)] = s
         self._tkeep.append(t)
         if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
             self.cover(t)
@@ -296,8 +343,17 @@ class _Ctx:
         printed (read `tx` first)."""
         s = self.tx.get(id(v))
         if s is None:
-            t = v.type
-            s = self.tx[id(v)] = f"{self.tcache.get(id(t)) or self.type_text(t)} {self.ref(v)}"
+            s = self.typed_miss(v)
+        return s
+
+    def typed_miss(self, v: V.Value) -> str:
+        """`typed` of a value not in `tx` yet (a constant, mostly)."""
+        t = v.type
+        ts = self.tcache.get(id(t)) or self.type_text(t)
+        leaf = _LEAF_CONSTANTS.get(type(v))
+        # `ref`, shortened for a constant that needs no context: it is no
+        # local, and its type was just named for `_struct_section`.
+        s = self.tx[id(v)] = f"{ts} {leaf(v) if leaf is not None else self.ref(v)}"
         return s
 
     def enter(self, fn: Function | None) -> None:
@@ -416,15 +472,15 @@ _LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
 
 
 # The instruction printers below read an operand's typed spelling as
-# `c.tx.get(id(v)) or c.typed(v)` and an untyped one as
-# `c.local.get(id(v)) or c.ref(v)`: the lookup `typed` and `ref` start with,
+# `c.tx.get(id(v)) or c.typed_miss(v)` and an untyped one as
+# `c.local.get(id(v)) or c.ref_miss(v)`: the lookup `typed` and `ref` start with,
 # made without the method call (every operand printed goes through one).
 
 
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
     a, b = i._operands
-    sa = c.tx.get(id(a)) or c.typed(a)
-    sb = c.local.get(id(b)) or c.ref(b)
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
     f = i.flags
     if f:
         fs = _fmf(f) if i.opcode in I._FP_BINARY_SET else _int_flags(f)
@@ -438,16 +494,16 @@ def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
 
 def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
     a, b = i._operands
-    sa = c.tx.get(id(a)) or c.typed(a)
-    sb = c.local.get(id(b)) or c.ref(b)
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
     f = i.flags
     return f"icmp{_int_flags(f) if f else ''} {i.predicate} {sa}, {sb}"
 
 
 def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
     a, b = i._operands
-    sa = c.tx.get(id(a)) or c.typed(a)
-    sb = c.local.get(id(b)) or c.ref(b)
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
     f = i.flags
     return f"fcmp{_fmf(f) if f else ''} {i.predicate} {sa}, {sb}"
 
@@ -456,15 +512,15 @@ def _p_select(c: _Ctx, i: I.SelectInst) -> str:
     a, b, d = i._operands
     tx = c.tx
     f = i.flags
-    return (f"select{_fmf(f) if f else ''} {tx.get(id(a)) or c.typed(a)}, {tx.get(id(b)) or c.typed(b)}, "
-            f"{tx.get(id(d)) or c.typed(d)}")
+    return (f"select{_fmf(f) if f else ''} {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, "
+            f"{tx.get(id(d)) or c.typed_miss(d)}")
 
 
 def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
     ops = i._operands
     loc = c.local
-    ref = c.ref
-    pairs = ", ".join([f"[ {loc.get(id(ops[k])) or ref(ops[k])}, {loc.get(id(ops[k + 1])) or ref(ops[k + 1])} ]"
+    ref_miss = c.ref_miss
+    pairs = ", ".join([f"[ {loc.get(id(ops[k])) or ref_miss(ops[k])}, {loc.get(id(ops[k + 1])) or ref_miss(ops[k + 1])} ]"
                        for k in range(0, len(ops), 2)])
     t = i.type
     return f"phi{_fmf(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)} {pairs}"
@@ -475,13 +531,18 @@ def _p_cast(c: _Ctx, i: I.CastInst) -> str:
     flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
     a = i._operands[0]
     t = i.type
-    return f"{i.opcode}{flags} {c.tx.get(id(a)) or c.typed(a)} to {c.tcache.get(id(t)) or c.type_text(t)}"
+    return f"{i.opcode}{flags} {c.tx.get(id(a)) or c.typed_miss(a)} to {c.tcache.get(id(t)) or c.type_text(t)}"
 
 
 def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
     tx = c.tx
-    typed = c.typed
-    ops = ", ".join([tx.get(id(o)) or typed(o) for o in i._operands])
+    ops = i._operands
+    if len(ops) == 2:  # a pointer and one index: most GEPs
+        a, b = ops
+        ops = f"{tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}"
+    else:
+        typed_miss = c.typed_miss
+        ops = ", ".join([tx.get(id(o)) or typed_miss(o) for o in ops])
     t = i.source_element_type
     f = i.flags
     return f"getelementptr{_gep_flags(f) if f else ''} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
@@ -501,7 +562,7 @@ def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
 def _p_load(c: _Ctx, i: I.LoadInst) -> str:
     t = i.type
     a = i._operands[0]
-    body = f"{c.tcache.get(id(t)) or c.type_text(t)}, {c.tx.get(id(a)) or c.typed(a)}"
+    body = f"{c.tcache.get(id(t)) or c.type_text(t)}, {c.tx.get(id(a)) or c.typed_miss(a)}"
     if i.ordering or i.volatile:
         head = "load atomic" if i.ordering else "load"
         if i.volatile:
@@ -514,7 +575,7 @@ def _p_load(c: _Ctx, i: I.LoadInst) -> str:
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
     a, p = i._operands
     tx = c.tx
-    body = f"{tx.get(id(a)) or c.typed(a)}, {tx.get(id(p)) or c.typed(p)}"
+    body = f"{tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(p)) or c.typed_miss(p)}"
     if i.ordering or i.volatile:
         head = "store atomic" if i.ordering else "store"
         if i.volatile:
@@ -553,17 +614,17 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     if id(fty) not in c.seen:
         # The callee's type is printed only in part (its return type), so
         # it is walked for `_struct_section` here.
-        c.cover(fty)
+        c.cover_function_type(fty)
     rt = fty if fty.vararg else fty.return_type
     ops = i._operands
     callee = ops[-1]
     tc = c.tcache
-    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.ref(callee)}("
+    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.ref_miss(callee)}("
     attrs = i.arg_attributes
     tx = c.tx
     n = i.num_args
     if not any(attrs):
-        out += ", ".join([tx.get(id(a)) or c.typed(a) for a in ops[:n]]) + ")"
+        out += ", ".join([tx.get(id(a)) or c.typed_miss(a) for a in ops[:n]]) + ")"
     else:
         args = []
         loc = c.local
@@ -572,9 +633,9 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
             at = attrs[k] if k < len(attrs) else ""
             if at:
                 t = a.type
-                args.append(f"{tc.get(id(t)) or c.type_text(t)} {at} {loc.get(id(a)) or c.ref(a)}")
+                args.append(f"{tc.get(id(t)) or c.type_text(t)} {at} {loc.get(id(a)) or c.ref_miss(a)}")
             else:
-                args.append(tx.get(id(a)) or c.typed(a))
+                args.append(tx.get(id(a)) or c.typed_miss(a))
         out += ", ".join(args) + ")"
     if i.attributes:
         out += " " + i.attributes
@@ -591,10 +652,10 @@ def _p_br(c: _Ctx, i: I.BranchInst) -> str:
     loc = c.local
     if len(ops) == 1:
         d = ops[0]
-        return f"br label {loc.get(id(d)) or c.ref(d)}"
+        return f"br label {loc.get(id(d)) or c.ref_miss(d)}"
     a, t, f = ops
-    return (f"br {c.tx.get(id(a)) or c.typed(a)}, label {loc.get(id(t)) or c.ref(t)}, "
-            f"label {loc.get(id(f)) or c.ref(f)}")
+    return (f"br {c.tx.get(id(a)) or c.typed_miss(a)}, label {loc.get(id(t)) or c.ref_miss(t)}, "
+            f"label {loc.get(id(f)) or c.ref_miss(f)}")
 
 
 def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
@@ -606,7 +667,10 @@ def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
 
 
 def _p_ret(c: _Ctx, i: I.ReturnInst) -> str:
-    return f"ret {c.typed(i._operands[0])}" if i._operands else "ret void"
+    if not i._operands:
+        return "ret void"
+    a = i._operands[0]
+    return f"ret {c.tx.get(id(a)) or c.typed_miss(a)}"
 
 
 def _p_unreachable(c: _Ctx, i: I.UnreachableInst) -> str:
@@ -614,27 +678,50 @@ def _p_unreachable(c: _Ctx, i: I.UnreachableInst) -> str:
 
 
 def _p_extractelement(c: _Ctx, i: I.ExtractElementInst) -> str:
-    return f"extractelement {c.typed(i._operands[0])}, {c.typed(i._operands[1])}"
+    a, b = i._operands
+    tx = c.tx
+    return f"extractelement {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}"
 
 
 def _p_insertelement(c: _Ctx, i: I.InsertElementInst) -> str:
-    ops = i._operands
-    return f"insertelement {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+    a, b, d = i._operands
+    tx = c.tx
+    return (f"insertelement {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, "
+            f"{tx.get(id(d)) or c.typed_miss(d)}")
+
+
+# Mask spellings by (lanes, scalable, mask): a pure function of the key,
+# which is a snapshot of the instruction's values (so never stale). A
+# vectorized module repeats a few masks (broadcasts, interleavings) often.
+_MASKS: dict[tuple[int, bool, tuple[int, ...]], str] = {}
 
 
 def _mask_text(i: I.ShuffleVectorInst) -> str:
     t = i.type
     assert isinstance(t, T.VectorType)
+    key = (t.count, t.scalable, tuple(i.mask))
+    text = _MASKS.get(key)
+    if text is None:
+        if len(_MASKS) > 10_000:
+            _MASKS.clear()
+        text = _MASKS[key] = _mask_spelling(t, i.mask)
+    return text
+
+
+def _mask_spelling(t: T.VectorType, mask: list[int]) -> str:
+    """The mask operand of a shuffle whose result type is `t`."""
     mty = T.VectorType(T.i32, t.count, t.scalable)
-    if t.scalable or all(m == 0 for m in i.mask):
-        return f"{mty} " + ("poison" if i.mask and all(m < 0 for m in i.mask) else "zeroinitializer")
-    if all(m < 0 for m in i.mask):
+    if t.scalable or all(m == 0 for m in mask):
+        return f"{mty} " + ("poison" if mask and all(m < 0 for m in mask) else "zeroinitializer")
+    if all(m < 0 for m in mask):
         return f"{mty} poison"
-    return f"{mty} <" + ", ".join("i32 poison" if m < 0 else f"i32 {m}" for m in i.mask) + ">"
+    return f"{mty} <" + ", ".join("i32 poison" if m < 0 else f"i32 {m}" for m in mask) + ">"
 
 
 def _p_shuffle(c: _Ctx, i: I.ShuffleVectorInst) -> str:
-    return f"shufflevector {c.typed(i._operands[0])}, {c.typed(i._operands[1])}, {_mask_text(i)}"
+    a, b = i._operands
+    tx = c.tx
+    return f"shufflevector {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, {_mask_text(i)}"
 
 
 def _p_extractvalue(c: _Ctx, i: I.ExtractValueInst) -> str:
@@ -646,7 +733,8 @@ def _p_insertvalue(c: _Ctx, i: I.InsertValueInst) -> str:
 
 
 def _p_freeze(c: _Ctx, i: I.FreezeInst) -> str:
-    return f"freeze {c.typed(i._operands[0])}"
+    a = i._operands[0]
+    return f"freeze {c.tx.get(id(a)) or c.typed_miss(a)}"
 
 
 def _scope(s: str | None) -> str:
