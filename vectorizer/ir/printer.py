@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 _VectorType = T.VectorType
+_ConstantInt = V.ConstantInt
 _IntType = T.IntType
 
 FMF_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
@@ -149,6 +150,11 @@ class _Ctx:
                     else:
                         self.gnames[id(g)] = f"@{n}"
                         n += 1
+                    t = g.type
+                    if self.found is not None and type(t) not in _LEAF_TYPES and id(t) not in self.seen:
+                        # (a pointer, always, in practice) For `_struct_section`:
+                        # `_p_call` spells a callee from `gnames` directly.
+                        self.cover(t)
 
     def cover(self, t: T.Type) -> None:
         """Walk `t` for named structs (when this print collects them); the
@@ -273,6 +279,14 @@ class _Ctx:
     def ref_miss(self, v: V.Value) -> str:
         """`ref` of a value not in `local`."""
         t = v.type
+        if type(v) is _ConstantInt and type(t) is _IntType:
+            # `_int_text`, inlined: an integer constant is the most frequent
+            # operand after local values (and its type is a leaf).
+            b = t.bits
+            if b == 1:
+                return "true" if v.value & 1 else "false"  # type: ignore[attr-defined]
+            u = v.value & ((1 << b) - 1)  # type: ignore[attr-defined]
+            return str(u - (1 << b) if b and u >> (b - 1) else u)
         if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
             # An operand printed without its type (a phi's incoming value,
             # a callee) still names its type for `_struct_section`.
@@ -332,10 +346,10 @@ class _Ctx:
             s = f"i{t.bits}"  # type: ignore[attr-defined]
         else:
             s = str(t)
+            if c not in _LEAF_TYPES and id(t) not in self.seen:
+                self.cover(t)  # (vector and integer types are leaves)
         self.tcache[id(t)] = s
         self._tkeep.append(t)
-        if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
-            self.cover(t)
         return s
 
     def typed(self, v: V.Value) -> str:
@@ -350,6 +364,16 @@ class _Ctx:
         """`typed` of a value not in `tx` yet (a constant, mostly)."""
         t = v.type
         ts = self.tcache.get(id(t)) or self.type_text(t)
+        if type(v) is _ConstantInt and type(t) is _IntType:
+            # `_int_text`, inlined (as in `ref_miss`).
+            b = t.bits
+            if b == 1:
+                r = "true" if v.value & 1 else "false"  # type: ignore[attr-defined]
+            else:
+                u = v.value & ((1 << b) - 1)  # type: ignore[attr-defined]
+                r = str(u - (1 << b) if b and u >> (b - 1) else u)
+            s = self.tx[id(v)] = f"{ts} {r}"
+            return s
         leaf = _LEAF_CONSTANTS.get(type(v))
         # `ref`, shortened for a constant that needs no context: it is no
         # local, and its type was just named for `_struct_section`.
@@ -619,7 +643,7 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     ops = i._operands
     callee = ops[-1]
     tc = c.tcache
-    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.ref_miss(callee)}("
+    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.gnames.get(id(callee)) or c.ref_miss(callee)}("
     attrs = i.arg_attributes
     tx = c.tx
     n = i.num_args
@@ -867,14 +891,18 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
         if not first:
             out.append("")
         if b.name or not first:
-            out.append(c.local[id(b)][1:] + ":")
+            out.append(local[id(b)][1:] + ":")
         first = False
         for i in b.instructions:
             if i._debug_records:
                 for r in i._debug_records:
                     out.append("    " + r.text.render(c.md_ref))
             # `_Ctx.inst`, inlined: this runs for every instruction printed.
-            body = printers.get(type(i), _print_generic)(c, i)
+            try:
+                pr = printers[type(i)]
+            except KeyError:
+                pr = _print_generic
+            body = pr(c, i)
             if i._metadata:
                 body += "".join(f", !{k} {v}" for k, v in i._metadata)
             # `slots` numbered exactly the non-void instructions.
@@ -1045,7 +1073,22 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
                         _walk_type(t, found, seen)
 
 
+# `_escape` by string: a pure function of the key. Every print escapes the
+# module's data layout, triple and source file name, the same few strings.
+_ESCAPED: dict[str, str] = {}
+
+
 def _escape(s: str) -> str:
+    e = _ESCAPED.get(s)
+    if e is None:
+        if len(_ESCAPED) > 1_000:
+            _ESCAPED.clear()
+        e = _ESCAPED[s] = _escape_bytes(s)
+    return e
+
+
+def _escape_bytes(s: str) -> str:
+    """`s` with `"`, `\\` and the bytes outside printable ASCII as `\\XX`."""
     out = []
     for byte in s.encode("utf-8", "surrogateescape"):
         if byte == 0x22 or byte == 0x5C or byte < 0x20 or byte > 0x7E:
