@@ -364,6 +364,8 @@ class _Positions:
     x, then after an operand of x, ...) costs the distance between them, not
     the block's length. (The old `list.index` from the start made every
     insertion O(block) and the packetizer quadratic in the block's size.)
+    A stale entry past `valid` is first tried as a starting point: the
+    instruction has usually moved down by the few inserted before it.
 
     Every answer is checked against the list (`insts[i] is inst`) and the
     table belongs to one list object, so code that edits
@@ -376,6 +378,12 @@ class _Positions:
         self.insts = insts
         self.pos: dict[int, int] = {}
         self.valid = 0
+
+
+# How far past its stale entry `_index_in` looks for an instruction before
+# renumbering instead: a few instructions inserted before it is the usual
+# shift; a failed look costs no more than this many identity tests in C.
+_PROBE = 256
 
 
 def _positions(block: BasicBlock) -> _Positions:
@@ -392,8 +400,22 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
     if p is None or p.insts is not insts:
         p = block._positions = _Positions(insts)
     i = p.pos.get(id(inst))
-    if i is not None and i < len(insts) and insts[i] is inst:
-        return i
+    if i is not None:
+        if i < len(insts) and insts[i] is inst:
+            return i
+        if i < len(insts) and i >= p.valid:
+            # A stale entry past the edits: `inst` moved down by the
+            # instructions inserted before it since, usually a few. Looking
+            # from there (in C) costs that shift; renumbering from `valid`
+            # cost every instruction in between, in Python, and was most of
+            # the packetizer's insertion cost. Only `inst`'s entry changes.
+            try:
+                i = insts.index(inst, i, i + _PROBE)
+            except ValueError:
+                pass
+            else:
+                p.pos[id(inst)] = i
+                return i
     start = min(p.valid, len(insts))
     # list.index compares by identity first, in C; instructions compare by
     # identity only, so this finds exactly `inst`.
