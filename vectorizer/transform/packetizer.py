@@ -101,6 +101,8 @@ class Packetizer:
         self._widened_allocas: set[int] = set()
         self._step_cache: dict[tuple[str, int], V.Value] = {}
         self._dim_tests: dict[int, I.Instruction] = {}
+        self._vector_types: dict[T.Type, T.VectorType] = {}
+        self._declared: dict[str, V.Function] = {}
         self._linear_reduction = LinearLaneReduction(self.uniform, self.stride, self.width, self.lane)
 
     # ------------------------------------------------------------------ driver
@@ -166,9 +168,26 @@ class Packetizer:
     # --------------------------------------------------------------- packets
 
     def vector_type(self, ty: T.Type) -> T.VectorType:
+        # Asked for every packet and broadcast; a frozen dataclass is slow
+        # to build, and equal types make equal (interchangeable) vectors.
+        try:
+            return self._vector_types[ty]
+        except KeyError:
+            pass
         if not is_packetizable_type(ty):
             raise PacketizationError(f"cannot form a packet of {ty}")
-        return T.VectorType(ty, self.width)
+        vty = self._vector_types[ty] = T.VectorType(ty, self.width)
+        return vty
+
+    def _declare(self, name: str, fty: T.FunctionType) -> V.Function:
+        """`module.get_or_insert_function`, remembered per name: the module
+        looks a name up through every function it has, and the packetizer
+        asks for the same few intrinsics again and again."""
+        try:
+            return self._declared[name]
+        except KeyError:
+            fn = self._declared[name] = self.module.get_or_insert_function(name, fty)
+            return fn
 
     def packet(self, value: V.Value) -> V.Value:
         """The packet (`<W x T>`) of a scalar value."""
@@ -420,11 +439,16 @@ class Packetizer:
             phi = _new_phi(inst.parent, inst.type, _name(inst, lane))
             self._pending_phis.append((inst, phi, lane))
             return phi
-        clone = inst.clone()
+        # Uniform operands are every lane's: `clone` links them. A varying
+        # one's slot is left empty and filled with its lane, instead of
+        # recording a use of the original only to move it.
+        is_varying = self.uniform.is_varying
+        clone = inst.clone(is_varying)
         for i, op in enumerate(inst.operands):
             if isinstance(op, BasicBlock) or isinstance(op, Function):
                 continue
-            clone.set_operand(i, self.lane(op, lane))
+            if is_varying(op):
+                clone.link_operand(i, self.lane(op, lane))
         prev = self._lanes.get((id(inst), lane - 1), inst) if lane > 0 else inst
         anchor = prev if isinstance(prev, I.Instruction) and prev.parent is not None else inst
         if not isinstance(anchor, I.Instruction) or anchor.parent is None:
@@ -559,7 +583,7 @@ class Packetizer:
         assert isinstance(pty, T.VectorType)
         fname = f"llvm.masked.gather.{_suffix(vty)}.{_suffix(pty)}"
         fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
-        fn = self.module.get_or_insert_function(fname, fty)
+        fn = self._declare(fname, fty)
         call = b.call(fn, [ptrs, mask or self._all_true(), V.PoisonValue(vty)], name=name)
         call.arg_attributes[0] = f"align {align}"
         return call
@@ -568,7 +592,7 @@ class Packetizer:
         vty, pty = value.type, ptrs.type
         fname = f"llvm.masked.scatter.{_suffix(vty)}.{_suffix(pty)}"
         fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
-        fn = self.module.get_or_insert_function(fname, fty)
+        fn = self._declare(fname, fty)
         call = b.call(fn, [value, ptrs, mask or self._all_true()])
         call.arg_attributes[1] = f"align {align}"
 
@@ -617,7 +641,7 @@ class Packetizer:
     def _reduce(self, op: str, packet: V.Value, b: Builder) -> V.Value:
         vty = packet.type
         assert isinstance(vty, T.VectorType)
-        fn = self.module.get_or_insert_function(
+        fn = self._declare(
             f"llvm.vector.reduce.{op}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
         )
         return b.call(fn, [packet])
@@ -667,7 +691,7 @@ class Packetizer:
                 value, mask = self._reverse(value, b), self._reverse(mask, b)
                 ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
-            fn = self.module.get_or_insert_function(
+            fn = self._declare(
                 f"llvm.masked.store.{_suffix(vty)}.{_suffix(pty)}",
                 T.FunctionType(T.VoidType(), (vty, pty, mask.type)),
             )
@@ -708,7 +732,7 @@ class Packetizer:
                 mask = self._reverse(mask, b)
                 ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
-            fn = self.module.get_or_insert_function(
+            fn = self._declare(
                 f"llvm.masked.load.{_suffix(vty)}.{_suffix(pty)}",
                 T.FunctionType(vty, (pty, mask.type, vty)),
             )
@@ -745,7 +769,7 @@ class Packetizer:
             name = widen_intrinsic_name(summary.intrinsic, self.width)
             ret = self.vector_type(inst.type)
             params = tuple(a.type for a in args)
-            callee = self.module.get_or_insert_function(name, T.FunctionType(ret, params))
+            callee = self._declare(name, T.FunctionType(ret, params))
             self.stats.vector_calls += 1
             return b.call(callee, args, name=_name(inst))
         raise PacketizationError(f"cannot packetize a call to {fn.name if fn else 'an indirect callee'}")
