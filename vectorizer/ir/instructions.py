@@ -365,7 +365,8 @@ class _Positions:
     the block's length. (The old `list.index` from the start made every
     insertion O(block) and the packetizer quadratic in the block's size.)
     A stale entry past `valid` is first tried as a starting point: the
-    instruction has usually moved down by the few inserted before it.
+    instruction has usually moved by the few inserted or deleted before it.
+    And an instruction found near `valid` gets only its own entry.
 
     Every answer is checked against the list (`insts[i] is inst`) and the
     table belongs to one list object, so code that edits
@@ -380,9 +381,8 @@ class _Positions:
         self.valid = 0
 
 
-# How far past its stale entry `_index_in` looks for an instruction before
-# renumbering instead: a few instructions inserted before it is the usual
-# shift; a failed look costs no more than this many identity tests in C.
+# How far from a stale entry, or past the exact prefix, `_index_in` looks
+# for an instruction (identity tests in C) before it renumbers instead.
 _PROBE = 256
 
 
@@ -399,24 +399,27 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
     insts = block.instructions
     if p is None or p.insts is not insts:
         p = block._positions = _Positions(insts)
-    i = p.pos.get(id(inst))
-    if i is not None:
-        if i < len(insts) and insts[i] is inst:
-            return i
-        if i < len(insts) and i >= p.valid:
-            # A stale entry past the edits: `inst` moved down by the
-            # instructions inserted before it since, usually a few. Looking
-            # from there (in C) costs that shift; renumbering from `valid`
-            # cost every instruction in between, in Python, and was most of
-            # the packetizer's insertion cost. Only `inst`'s entry changes.
-            try:
-                i = insts.index(inst, i, i + _PROBE)
-            except ValueError:
-                pass
-            else:
-                p.pos[id(inst)] = i
-                return i
+    key = id(inst)
+    i = p.pos.get(key)
+    if i is not None and i < len(insts) and insts[i] is inst:
+        return i
     start = min(p.valid, len(insts))
+    if i is not None and i >= start:
+        # A stale entry past the exact prefix: the edits since moved `inst`
+        # by as many places as were inserted (down) or deleted (up) before
+        # it, usually a few. Looking there (in C) costs that shift, where
+        # renumbering from `valid` cost every instruction in between, in
+        # Python: most of the packetizer's insertion cost.
+        try:
+            i = insts.index(inst, i, i + _PROBE)
+        except ValueError:
+            try:
+                i = insts.index(inst, max(start, i - _PROBE), i)
+            except ValueError:
+                i = None
+        if i is not None:
+            p.pos[key] = i
+            return i
     # list.index compares by identity first, in C; instructions compare by
     # identity only, so this finds exactly `inst`.
     try:
@@ -427,6 +430,13 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
         except ValueError:
             raise ValueError(f"{inst!r} is not in its parent block") from None
         start = 0
+    if i - start < _PROBE:
+        # Close to the exact prefix: found about as cheaply as numbering it.
+        # What lies in between is numbered only when a lookup lands further
+        # away (it is often never asked for: an entry costs about a
+        # microsecond, a step of the search a few nanoseconds).
+        p.pos[key] = i
+        return i
     p.pos.update(zip(map(id, insts[start : i + 1]), range(start, i + 1), strict=True))
     p.valid = i + 1
     return i
