@@ -287,25 +287,36 @@ class Instruction(User):
         block = other.parent
         if block is None:
             raise ValueError("insert_before: anchor is not in a block")
-        self._check_detached()
+        if self.parent is not None:
+            self._check_detached()
         i = _index_in(block, other)
         block.instructions.insert(i, self)
         self.parent = block
-        _inserted(block, i, self)
+        # `_inserted`, inlined (every instruction built comes through here
+        # or `insert_after`): `_index_in` just made the table current.
+        p = block._positions
+        if p.valid > i:
+            p.valid = i
+        pos = p.pos
+        pos[id(self)] = i
         # `other` moved to i + 1: say so (a hint, checked on use), so that a
         # run of insertions before one anchor finds it at once each time.
-        block._positions.pos[id(other)] = i + 1
+        pos[id(other)] = i + 1
 
     def insert_after(self, other: Instruction) -> None:
         """Insert this (detached) instruction just after `other`."""
         block = other.parent
         if block is None:
             raise ValueError("insert_after: anchor is not in a block")
-        self._check_detached()
+        if self.parent is not None:
+            self._check_detached()
         i = _index_in(block, other) + 1
         block.instructions.insert(i, self)
         self.parent = block
-        _inserted(block, i, self)
+        p = block._positions  # `_inserted`, inlined (see `insert_before`)
+        if p.valid > i:
+            p.valid = i
+        p.pos[id(self)] = i
 
     def remove_from_parent(self) -> None:
         """Unlink from the block, keeping operands (to re-insert elsewhere)."""
