@@ -228,7 +228,7 @@ class Packetizer:
 
     def _broadcast(self, value: V.Value, b: Builder) -> V.Value:
         vty = self.vector_type(value.type)
-        ins = b.insertelement(V.PoisonValue(vty), value, V.const_int(T.IntType(32), 0))
+        ins = b.insertelement(V.PoisonValue(vty), value, V.const_int(T.i32, 0))
         return b.shufflevector(ins, V.PoisonValue(vty), [0] * self.width)
 
     def _step_vector(self, ty: T.Type, step: int) -> V.Constant:
@@ -243,8 +243,8 @@ class Packetizer:
         b = self._builder_after(value)
         base = self._broadcast(value, b)
         if isinstance(value.type, T.PointerType):
-            offsets = self._step_vector(T.IntType(64), stride)
-            return b.gep(T.IntType(8), base, [offsets])
+            offsets = self._step_vector(T.i64, stride)
+            return b.gep(T.i8, base, [offsets])
         return b.add(base, self._step_vector(value.type, stride))
 
     def _gather_lanes(self, value: V.Value) -> V.Value:
@@ -253,7 +253,7 @@ class Packetizer:
         b = self._builder_after(last if isinstance(last, I.Instruction) else value)
         acc: V.Value = V.PoisonValue(self.vector_type(value.type))
         for lane, v in enumerate(lanes):
-            acc = b.insertelement(acc, v, V.const_int(T.IntType(32), lane))
+            acc = b.insertelement(acc, v, V.const_int(T.i32, lane))
         return acc
 
     def _widen(self, inst: I.Instruction) -> V.Value:
@@ -422,12 +422,12 @@ class Packetizer:
             b = self._builder_after(value)
             off = info.stride.const * lane
             if isinstance(value.type, T.PointerType):
-                return b.gep(T.IntType(8), value, [V.const_int(T.IntType(64), off)])
+                return b.gep(T.i8, value, [V.const_int(T.i64, off)])
             return b.add(value, V.const_int(value.type, off))
         if id(value) in self._packets and is_packetizable_type(value.type):
             vec = self._packets[id(value)]
             b = self._builder_after(vec if isinstance(vec, I.Instruction) else value)
-            return b.extractelement(vec, V.const_int(T.IntType(32), lane))
+            return b.extractelement(vec, V.const_int(T.i32, lane))
         if isinstance(value, I.Instruction):
             return self._instantiate(value, lane)
         raise PacketizationError(f"no lane {lane} of {value}")
@@ -483,7 +483,7 @@ class Packetizer:
                 if id(inst) in self.stride.interleaved:
                     continue  # already one element per lane, side by side
                 lane_bytes = self.stride.alloca_lane_bytes(inst)
-                total = T.ArrayType(T.IntType(8), lane_bytes * self.width)
+                total = T.ArrayType(T.i8, lane_bytes * self.width)
                 align = inst.align or self.layout.abi_align(inst.allocated_type)
                 inst.allocated_type = total
                 if inst.count is not None:
@@ -529,13 +529,13 @@ class Packetizer:
         if plan == "symbolic":
             info = self.stride.info(ptr)
             step = self._manifest(info.stride, b)
-            lanes = b.mul(self._broadcast(step, b), self._step_vector(T.IntType(64), 1))
-            return b.gep(T.IntType(8), self._broadcast(ptr, b), [lanes])
+            lanes = b.mul(self._broadcast(step, b), self._step_vector(T.i64, 1))
+            return b.gep(T.i8, self._broadcast(ptr, b), [lanes])
         return self.packet(ptr)
 
     def _manifest(self, stride: Stride, b: Builder) -> V.Value:
         """Build the i64 value of a symbolic stride (its factors are sign-extended)."""
-        i64 = T.IntType(64)
+        i64 = T.i64
         acc: V.Value = V.const_int(i64, stride.const)
         for f in stride.factors:
             fv = f
@@ -573,7 +573,7 @@ class Packetizer:
         return self._gather(b, vty, ptrs, align, name)
 
     def _all_true(self) -> V.Value:
-        return V.splat(T.VectorType(T.IntType(1), self.width), V.const_int(T.IntType(1), 1))
+        return V.splat(self.vector_type(T.i1), V.const_int(T.i1, 1))
 
     def _gather(
         self, b: Builder, vty: T.VectorType, ptrs: V.Value, align: int, name: str | None,
@@ -582,7 +582,7 @@ class Packetizer:
         pty = ptrs.type
         assert isinstance(pty, T.VectorType)
         fname = f"llvm.masked.gather.{_suffix(vty)}.{_suffix(pty)}"
-        fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
+        fty = T.FunctionType(vty, (pty, self.vector_type(T.i1), vty))
         fn = self._declare(fname, fty)
         call = b.call(fn, [ptrs, mask or self._all_true(), V.PoisonValue(vty)], name=name)
         call.arg_attributes[0] = f"align {align}"
@@ -591,7 +591,7 @@ class Packetizer:
     def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int, mask: V.Value | None = None) -> None:
         vty, pty = value.type, ptrs.type
         fname = f"llvm.masked.scatter.{_suffix(vty)}.{_suffix(pty)}"
-        fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
+        fty = T.FunctionType(T.VoidType(), (vty, pty, self.vector_type(T.i1)))
         fn = self._declare(fname, fty)
         call = b.call(fn, [value, ptrs, mask or self._all_true()])
         call.arg_attributes[1] = f"align {align}"
@@ -651,7 +651,7 @@ class Packetizer:
 
     def _last_lane_address(self, elem: T.Type, ptr: V.Value, b: Builder) -> V.Value:
         """Where a reversed access starts: the address of the last lane."""
-        return b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+        return b.gep(elem, ptr, [V.const_int(T.i64, -(self.width - 1))])
 
     def _masked_leaf(self, m: MaskedCall) -> None:
         """Lane reductions, masked stores, and the mask of uniform masked loads."""
