@@ -395,6 +395,9 @@ class _Positions:
 # How far from a stale entry, or past the exact prefix, `_index_in` looks
 # for an instruction (identity tests in C) before it renumbers instead.
 _PROBE = 256
+# How far past the exact prefix an instruction found gets only its own
+# entry: a lookup pays at most this many identity tests before it numbers.
+_NEAR = 256
 
 
 def _positions(block: BasicBlock) -> _Positions:
@@ -441,12 +444,15 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
         except ValueError:
             raise ValueError(f"{inst!r} is not in its parent block") from None
         start = 0
-    if i - start < _PROBE:
+    if i - start < _NEAR:
         # Close to the exact prefix: found about as cheaply as numbering it.
         # What lies in between is numbered only when a lookup lands further
         # away (it is often never asked for: an entry costs about a
-        # microsecond, a step of the search a few nanoseconds).
+        # microsecond, a step of the search a few nanoseconds). Right at the
+        # prefix, the entry extends it: a walk down the block stays O(1).
         p.pos[key] = i
+        if i == start:
+            p.valid = i + 1
         return i
     p.pos.update(zip(map(id, insts[start : i + 1]), range(start, i + 1), strict=True))
     p.valid = i + 1
