@@ -463,7 +463,10 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     # its sanitized copy, each variant); linking verified modules, LLVM's
     # global dead-code pass and the linkage, name and attribute changes
     # above keep them valid, so only the runtime is left to verify, not
-    # the whole program again (a few milliseconds of every build).
+    # the whole program again (a few milliseconds of every build). MCJIT's
+    # code generation verifies the whole module anyway in an LLVM built
+    # with assertions, as llvmlite's is (twice: "Module Verifier" under
+    # -time-passes).
     rt.verify()
     rt.triple = main.triple
     rt.data_layout = main.data_layout
