@@ -465,8 +465,9 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
     # above keep them valid, so only the runtime is left to verify, not
     # the whole program again (a few milliseconds of every build). MCJIT's
     # code generation verifies the whole module anyway in an LLVM built
-    # with assertions, as llvmlite's is (twice: "Module Verifier" under
-    # -time-passes).
+    # with assertions, as llvmlite's is, and aborts on an invalid one
+    # ("Module Verifier", twice, under -time-passes). The runtime is
+    # verified whole, before the link drops what nothing references.
     rt.verify()
     rt.triple = main.triple
     rt.data_layout = main.data_layout
