@@ -71,3 +71,69 @@ def test_a_valid_build_runs() -> None:
     prog = jit.build("k", SCALAR, [], 0)
     assert prog.errors == {}
     assert prog.drivers[""] and prog.drivers[jit.REVERSED]
+
+
+def _variant(fn: str, helper_result: int, extra: str = "") -> str:
+    return f"""
+declare i64 @_Z13get_global_idj(i32)
+{extra}
+define internal i32 @__vecz_b_h(i32 %x) {{
+entry:
+  %r = add i32 %x, {helper_result}
+  ret i32 %r
+}}
+
+define void @{fn}(ptr addrspace(1) %out) {{
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %v = call i32 @__vecz_b_h(i32 1)
+  %p = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %gid
+  store i32 %v, ptr addrspace(1) %p, align 4
+  ret void
+}}
+"""
+
+
+def _callee(mod, fn: str) -> str:  # type: ignore[no-untyped-def]
+    """The name of the helper `fn` calls (its second call)."""
+    body = str(mod.get_function(fn))
+    return body.split("call i32 @", 1)[1].split("(", 1)[0]
+
+
+def test_identical_internal_helpers_of_variants_are_linked_once() -> None:
+    jit.initialize()
+    ctx = jit.new_context()
+    tm = jit.target_machine(0)
+    main = jit._parse(SCALAR, ctx, tm)
+    helpers = jit._SharedHelpers(main)
+    texts = [_variant("v0", 7), _variant("v1", 7),
+             _variant("v2", 9),  # another body under the same name
+             _variant("v3", 7, "declare void @unused()")]  # the same body, another module
+    for text in texts:
+        vm = jit._parse(text, ctx, tm)
+        shared = helpers.share(vm, jit.native_text(text))
+        main.link_in(vm)
+        helpers.record(shared)
+    name = jit.SHARED_PREFIX + "__vecz_b_h"
+    assert _callee(main, "v0") == name
+    assert _callee(main, "v1") == name
+    assert _callee(main, "v3") == name
+    own = _callee(main, "v2")
+    assert own != name and "add i32 %x, 9" in str(main.get_function(own))
+    assert "add i32 %x, 7" in str(main.get_function(name))
+    assert str(main).count("define linkonce_odr") == 1
+
+
+def test_helpers_reading_a_global_are_not_shared() -> None:
+    jit.initialize()
+    ctx = jit.new_context()
+    tm = jit.target_machine(0)
+    main = jit._parse(SCALAR, ctx, tm)
+    helpers = jit._SharedHelpers(main)
+    for fn in ("v0", "v1"):
+        text = _variant(fn, 7, "@g = internal global i32 0").replace(
+            "%r = add i32 %x, 7", "%l = load i32, ptr @g, align 4\n  %r = add i32 %x, %l")
+        vm = jit._parse(text, ctx, tm)
+        assert helpers.share(vm, jit.native_text(text)) == []
+        main.link_in(vm)
+    assert _callee(main, "v0") != _callee(main, "v1")
