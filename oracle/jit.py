@@ -4,8 +4,7 @@ with MCJIT for the host CPU and its features.
 
 Variants come from separate modules (one `vectorize()` output each); they are
 parsed into the kernel's own fresh LLVM context and linked in, their copies of
-the scalar kernel and helpers made `linkonce_odr` so the linker keeps one, and
-their byte-identical internal helpers linked once (`_SharedHelpers`).
+the scalar kernel and helpers made `linkonce_odr` so the linker keeps one.
 """
 
 from __future__ import annotations
@@ -283,123 +282,6 @@ def _declared(mod: llvm.ModuleRef, table: list[tuple[str, bool, llvm.ValueRef]] 
     }
 
 
-# The variants of a kernel define the same small internal helpers (the
-# vectorizer's masked memory builtins, `__vecz_b_*`), one copy each, most
-# of them byte for byte the same: the link kept every copy (internal, so
-# renamed) and the code generator compiled each again. A helper whose
-# definition is the same text as one already linked from an earlier
-# variant, in the same context, is linked once: the copies are renamed
-# `SHARED_PREFIX + name` (a name nothing else uses) and made linkonce_odr,
-# so the link keeps the first and points the others at it. Same IR, so the
-# same native code, compiled once. Only where that is sure:
-# - the definition is `define internal` (no comdat), has no metadata (`!`),
-#   and mentions no symbol but itself and functions its module declares;
-# - the context it is read in is the same: the declarations it mentions,
-#   the attribute groups it and they name, every named type and the target
-#   lines (each a line of the module's text);
-# - the program holds that name only from such a copy with the same text
-#   and context (recorded after each link, from what the program holds).
-SHARED_PREFIX = "__oracle_shared."
-_TOP_LINE = re.compile(r"\n(?:%|declare |attributes #|target )[^\n]*")
-_DECLARED_NAME = re.compile(r'declare\b[^\n]*?(@(?:"(?:[^"\\]|\\.)*"|[-\w$.]+))\s*\(')
-_SYMBOL_TOKEN = re.compile(r'@(?:"(?:[^"\\]|\\.)*"|[-\w$.]+)')
-_ATTR_GROUP = re.compile(r"#\d+")
-
-
-def _module_lines(text: str) -> dict[str, str]:
-    """The lines of `text` (a module's text, a newline before it) that a
-    helper's definition can depend on, by what they define: "@name" (a
-    function's declaration), "#N" (an attribute group), "%" (every named
-    type, in order) and "target" (data layout and triple). Any other line
-    starting so only makes the lines compared stricter."""
-    out: dict[str, str] = {}
-    types: list[str] = []
-    target: list[str] = []
-    for line in _TOP_LINE.findall(text):
-        c = line[1]
-        if c == "%":
-            types.append(line)
-        elif c == "t":
-            target.append(line)
-        elif c == "a":
-            out[line[12:line.find(" ", 12)]] = line
-        else:
-            m = _DECLARED_NAME.match(line, 1)
-            if m:
-                out[m.group(1)] = line
-    out["%"] = "".join(types)
-    out["target"] = "".join(target)
-    return out
-
-
-class _SharedHelpers:
-    """The helpers linked once per program (see above): program name ->
-    (definition text, context lines) of the copy the program holds."""
-
-    def __init__(self, dest: llvm.ModuleRef) -> None:
-        self.dest = dest
-        self.held: dict[str, tuple[str, tuple[tuple[str, str | None], ...]]] = {}
-
-    def share(self, vm: llvm.ModuleRef, text: str) -> list[tuple[str, tuple[str, tuple[tuple[str, str | None], ...]]]]:
-        """Rename and relink the helpers of `vm` (parsed from `text`, its
-        native text) that may be shared; returns what to `record` once
-        `vm` is linked."""
-        text = "\n" + text
-        if "\ndefine internal " not in text:
-            return []
-        lines: dict[str, str] | None = None
-        out = []
-        for m in _DEFINE_NL.finditer(text):
-            start = m.start() + 1
-            if not text.startswith("define internal ", start):
-                continue
-            end = text.find("\n}", m.end())
-            if end < 0:
-                return out
-            definition = text[start:end + 2]
-            header = definition[:definition.find("\n")]
-            if "!" in definition or " comdat" in header or not header.endswith("{"):
-                continue
-            if lines is None:
-                lines = _module_lines(text)
-            own = "@" + m.group(1)
-            refs = set(_SYMBOL_TOKEN.findall(definition))
-            refs.discard(own)
-            if any(r not in lines for r in refs):
-                continue  # a global or another definition: not shared
-            keys = {"%", "target", *refs, *_ATTR_GROUP.findall(definition)}
-            for r in refs:
-                keys.update(_ATTR_GROUP.findall(lines[r]))
-            entry = (definition, tuple((k, lines.get(k)) for k in sorted(keys)))
-            name = _symbol_name(m.group(1))
-            shared = SHARED_PREFIX + name
-            try:
-                self.dest.get_function(shared)
-            except NameError:
-                pass  # not held yet: this copy may become the one
-            else:
-                if self.held.get(shared) != entry:
-                    continue
-            f = vm.get_function(name)
-            f.name = shared
-            f.linkage = llvm.Linkage.linkonce_odr
-            out.append((shared, entry))
-        return out
-
-    def record(self, shared: list[tuple[str, tuple[str, tuple[tuple[str, str | None], ...]]]]) -> None:
-        """After a successful link: remember what the program now holds
-        under each shared name (a copy nothing referenced is not linked)."""
-        for name, entry in shared:
-            try:
-                held = not self.dest.get_function(name).is_declaration
-            except NameError:
-                held = False
-            if not held:
-                self.held.pop(name, None)
-            elif name not in self.held:
-                self.held[name] = entry
-
-
 _PROCESS: ctypes.CDLL | None = None
 
 
@@ -512,7 +394,6 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
                                  f"{type(exc).__name__}: {detail}")
     shapes: list[tuple[str, str, int, int, bool]] = []
     keys: dict[str, str] = {}
-    helpers = _SharedHelpers(main)
     for i, v in enumerate(variants):
         try:
             vm, vm_text = _parse_text(v.text, ctx, tm)
@@ -549,7 +430,6 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             # __local globals too: packets and scalar remainders share them.
             if not g.is_declaration and (g.linkage == llvm.Linkage.external or workgroup.is_local_memory(g)):
                 g.linkage = llvm.Linkage.linkonce_odr
-        linked_once = helpers.share(vm, vm_text)
         # Several configurations may produce the same name (__vecz_v8_foo).
         vname = f"__oracle_v{i}_{v.function}"
         vf.name = vname
@@ -559,7 +439,6 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
         except RuntimeError as exc:
             errors[v.key] = ("vectorizer-error", "link failed: " + " ".join(str(exc).split())[:300])
             continue
-        helpers.record(linked_once)
         keys[v.key] = f"__oracle_run_v{i}"
         shapes.append((keys[v.key], vname, v.width, v.dim, v.predicated))
     if info is not None:
