@@ -26,6 +26,7 @@ import ctypes
 import re
 import struct
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from .runtime import FnSig, quote_name, split_top
@@ -40,8 +41,12 @@ _TYPE = re.compile(r"(ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|half|float|double
                    r"|i\d+|half|float|double|bfloat)\s*")
 _ATTR = re.compile(r"(noundef|signext|zeroext|nonnull|noalias|nocapture|readonly|inreg|byval\([^)]*\)|"
                    r"align \d+|dereferenceable(?:_or_null)?\(\d+\))\s+")
-_DEFINED = re.compile(r"^define\b[^\n]*@printf\(", re.M)
-_CALL = re.compile(r"\bcall\s+(?:[\w ]*?\s)?i32\s*(?:\((?:[^()]|\([^()]*\))*\.\.\.\)\s*)?@printf\(")
+# Both start with a literal, which the regex engine searches for fast (`^`
+# under re.M, or `\b`, first is tried at every position): `_DEFINED` is
+# searched in the text with a newline before it, and `_calls` keeps the
+# matches of `_CALL_AT` that start at a word boundary (those of `\bcall...`).
+_DEFINED = re.compile(r"\ndefine\b[^\n]*@printf\(")
+_CALL_AT = re.compile(r"call\s+(?:[\w ]*?\s)?i32\s*(?:\((?:[^()]|\([^()]*\))*\.\.\.\)\s*)?@printf\(")
 
 GLOBALS = (f"@{LOG} = global [{CAPACITY} x i8] zeroinitializer, align 16\n"
            f"@{POS} = global i64 0, align 8")
@@ -91,9 +96,26 @@ def _in_comment(text: str, at: int) -> bool:
     return False
 
 
+def _calls(text: str) -> Iterator[re.Match[str]]:
+    """The calls of printf in `text`, as `re.finditer` of `\\bcall...` would
+    find them (`_CALL_AT` matches wherever that does, and more: a match
+    not at a word boundary is dropped and searched past)."""
+    at = 0
+    while True:
+        m = _CALL_AT.search(text, at)
+        if m is None:
+            return
+        start = m.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            at = start + 1
+            continue
+        yield m
+        at = m.end()
+
+
 def rewrite_calls(text: str) -> str:
     """Route every call of `printf` in module text `text` to its recorder."""
-    if "@printf(" not in text or _DEFINED.search(text):
+    if "@printf(" not in text or _DEFINED.search("\n" + text):
         # A module that defines its own printf calls that function: nothing
         # to capture.
         return text
@@ -110,7 +132,7 @@ def rewrite_calls(text: str) -> str:
     out: list[str] = []
     decls: dict[str, str] = {}
     pos = 0
-    for m in _CALL.finditer(text):
+    for m in _calls(text):
         if m.start() < pos or _in_comment(text, m.start()):
             continue
         try:

@@ -233,6 +233,44 @@ def test_block_positions_stay_exact_through_any_edit() -> None:
     check()
 
 
+def test_block_positions_stay_exact_with_spot_lookups() -> None:
+    """Lookups of a few instructions between edits (what the packetizer does)
+    leave most entries stale, so the lookups go through the path that looks
+    a little past a stale entry (`instructions._PROBE`): each answer is the
+    list's, whether the instruction moved down, up or far."""
+    import random
+
+    m, fn, b = _fn()
+    x, y = fn.args
+    blk = b.block
+    for _ in range(30):
+        b.add(x, y)
+    b.ret(blk.instructions[-1])
+    rng = random.Random(11)
+    for step in range(3000):
+        body = blk.instructions[:-1]
+        anchor = rng.choice(body)
+        op = rng.randrange(10)
+        if op < 5:  # a run of insertions after one instruction, as lane copies are
+            for _ in range(rng.randrange(1, 4)):
+                I.BinaryOperator("mul", x, y).insert_after(anchor)
+        elif op < 7:
+            b.position_before(anchor)
+            b.sub(x, y)
+        elif op == 7 and len(body) > 20 and not anchor.uses:
+            anchor.erase_from_parent()
+        elif op == 8 and step % 50 == 0:  # behind the block's back
+            i, j = rng.randrange(len(body)), rng.randrange(len(body))
+            blk.instructions[i], blk.instructions[j] = blk.instructions[j], blk.instructions[i]
+        elif op == 9 and step % 200 == 0:  # a long run before the spot-checked ones
+            for _ in range(300):
+                I.BinaryOperator("xor", x, y).insert_after(blk.instructions[0])
+        for inst in rng.sample(blk.instructions, 3):
+            assert blk.index_of(inst) == blk.instructions.index(inst)
+    for k, inst in enumerate(blk.instructions):
+        assert blk.index_of(inst) == k
+
+
 def test_clone_keeps_use_lists_in_order() -> None:
     """The clone's operands naming the original's values are never recorded
     as uses of them, and every use list reads as if each copy had been made

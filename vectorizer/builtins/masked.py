@@ -277,7 +277,7 @@ def masked_wrapper_fn(module: V.Module, inst: I.Instruction) -> V.Function:
     return fn
 
 
-@dataclass
+@dataclass(slots=True)  # built for every masked call every analysis asks about
 class MaskedCall:
     """A call to one of the masked builtins, taken apart.
 

@@ -287,25 +287,36 @@ class Instruction(User):
         block = other.parent
         if block is None:
             raise ValueError("insert_before: anchor is not in a block")
-        self._check_detached()
+        if self.parent is not None:
+            self._check_detached()
         i = _index_in(block, other)
         block.instructions.insert(i, self)
         self.parent = block
-        _inserted(block, i, self)
+        # `_inserted`, inlined (every instruction built comes through here
+        # or `insert_after`): `_index_in` just made the table current.
+        p = block._positions
+        if p.valid > i:
+            p.valid = i
+        pos = p.pos
+        pos[id(self)] = i
         # `other` moved to i + 1: say so (a hint, checked on use), so that a
         # run of insertions before one anchor finds it at once each time.
-        block._positions.pos[id(other)] = i + 1
+        pos[id(other)] = i + 1
 
     def insert_after(self, other: Instruction) -> None:
         """Insert this (detached) instruction just after `other`."""
         block = other.parent
         if block is None:
             raise ValueError("insert_after: anchor is not in a block")
-        self._check_detached()
+        if self.parent is not None:
+            self._check_detached()
         i = _index_in(block, other) + 1
         block.instructions.insert(i, self)
         self.parent = block
-        _inserted(block, i, self)
+        p = block._positions  # `_inserted`, inlined (see `insert_before`)
+        if p.valid > i:
+            p.valid = i
+        p.pos[id(self)] = i
 
     def remove_from_parent(self) -> None:
         """Unlink from the block, keeping operands (to re-insert elsewhere)."""
@@ -364,6 +375,9 @@ class _Positions:
     x, then after an operand of x, ...) costs the distance between them, not
     the block's length. (The old `list.index` from the start made every
     insertion O(block) and the packetizer quadratic in the block's size.)
+    A stale entry past `valid` is first tried as a starting point: the
+    instruction has usually moved by the few inserted or deleted before it.
+    And an instruction found near `valid` gets only its own entry.
 
     Every answer is checked against the list (`insts[i] is inst`) and the
     table belongs to one list object, so code that edits
@@ -376,6 +390,14 @@ class _Positions:
         self.insts = insts
         self.pos: dict[int, int] = {}
         self.valid = 0
+
+
+# How far from a stale entry, or past the exact prefix, `_index_in` looks
+# for an instruction (identity tests in C) before it renumbers instead.
+_PROBE = 256
+# How far past the exact prefix an instruction found gets only its own
+# entry: a lookup pays at most this many identity tests before it numbers.
+_NEAR = 256
 
 
 def _positions(block: BasicBlock) -> _Positions:
@@ -391,10 +413,27 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
     insts = block.instructions
     if p is None or p.insts is not insts:
         p = block._positions = _Positions(insts)
-    i = p.pos.get(id(inst))
+    key = id(inst)
+    i = p.pos.get(key)
     if i is not None and i < len(insts) and insts[i] is inst:
         return i
     start = min(p.valid, len(insts))
+    if i is not None and i >= start:
+        # A stale entry past the exact prefix: the edits since moved `inst`
+        # by as many places as were inserted (down) or deleted (up) before
+        # it, usually a few. Looking there (in C) costs that shift, where
+        # renumbering from `valid` cost every instruction in between, in
+        # Python: most of the packetizer's insertion cost.
+        try:
+            i = insts.index(inst, i, i + _PROBE)
+        except ValueError:
+            try:
+                i = insts.index(inst, max(start, i - _PROBE), i)
+            except ValueError:
+                i = None
+        if i is not None:
+            p.pos[key] = i
+            return i
     # list.index compares by identity first, in C; instructions compare by
     # identity only, so this finds exactly `inst`.
     try:
@@ -405,6 +444,16 @@ def _index_in(block: BasicBlock, inst: Instruction) -> int:
         except ValueError:
             raise ValueError(f"{inst!r} is not in its parent block") from None
         start = 0
+    if i - start < _NEAR:
+        # Close to the exact prefix: found about as cheaply as numbering it.
+        # What lies in between is numbered only when a lookup lands further
+        # away (it is often never asked for: an entry costs about a
+        # microsecond, a step of the search a few nanoseconds). Right at the
+        # prefix, the entry extends it: a walk down the block stays O(1).
+        p.pos[key] = i
+        if i == start:
+            p.valid = i + 1
+        return i
     p.pos.update(zip(map(id, insts[start : i + 1]), range(start, i + 1), strict=True))
     p.valid = i + 1
     return i

@@ -28,6 +28,10 @@ __all__ = [
     "FMF_ORDER",
 ]
 
+_VectorType = T.VectorType
+_ConstantInt = V.ConstantInt
+_IntType = T.IntType
+
 FMF_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 _FMF_SET = frozenset((*FMF_ORDER, "fast"))
 _INT_FLAG_ORDER = ("nuw", "nsw", "exact", "disjoint", "nneg", "samesign")
@@ -63,6 +67,21 @@ def _gep_flags(flags: set[str]) -> str:
 _QUOTED: dict[str, str] = {}
 
 
+# `%0`, `%1`, ...: the spellings of unnamed locals, made once per process
+# (`_numbers` extends the table).
+_NUMBERED: list[str] = [f"%{n}" for n in range(1024)]
+_NUMBERED_MAX = 1 << 16
+
+
+def _numbers(most: int) -> list[str]:
+    """`%0` to `%most` at least: `_NUMBERED`, extended (up to `_NUMBERED_MAX`
+    entries kept; a larger function gets a table of its own)."""
+    if most >= _NUMBERED_MAX:
+        return [f"%{k}" for k in range(most + 1)]
+    _NUMBERED.extend(f"%{k}" for k in range(len(_NUMBERED), most + 1))
+    return _NUMBERED
+
+
 def _unique(name: str, used: set[str]) -> str:
     if name not in used:
         return name
@@ -72,19 +91,53 @@ def _unique(name: str, used: set[str]) -> str:
     return f"{name}.{n}"
 
 
-class _Ctx:
-    """Name tables for one print: module-level names and per-function slots."""
+def _unique_after(name: str, used: set[str], suffix: dict[str, int]) -> str:
+    """`_unique(name, used)` for a caller that adds each answer to `used`
+    and keeps `suffix` for the same `used`: `name.1` to `name.k` are all in
+    `used` after `name.k` was the answer, so the search for the next free
+    suffix starts at k + 1 (a name repeated n times costs n tries, not n²/2).
+    """
+    n = suffix.get(name, 1)
+    while f"{name}.{n}" in used:
+        n += 1
+    suffix[name] = n + 1
+    return f"{name}.{n}"
 
-    def __init__(self, module: Module | None) -> None:
+
+class _Ctx:
+    """Name tables for one print: module-level names and per-function slots.
+
+    Everything remembered here (`local`, `tx`, `tcache`) is keyed by object
+    identity and lives for one print only: the IR cannot change during a
+    print, and every key is an object reachable from the printed IR (or kept
+    alive in `_tkeep`), so no identity is reused while the table exists.
+    """
+
+    def __init__(self, module: Module | None, structs: bool = False) -> None:
         self.module = module
         self.gnames: dict[int, str] = {}
         self.fn_slots: dict[int, dict[int, str]] = {}
         self.local: dict[int, str] = {}
+        # `id(value) -> "type spelling"` (an operand with its type) while
+        # printing one function: its locals (filled by `slots`), then every
+        # other value `typed` spells there. Most operands are printed with
+        # their type, so this is the printer's most frequent lookup. One
+        # table per function, as `local` is: a value's spelling is made in
+        # the context of the function being printed.
+        self.tx: dict[int, str] = {}
+        self.fn_tx: dict[int, dict[int, str]] = {}
         # `str(t)` by `id(t)` (`type_text`), for this print: formatting a type
         # calls its Python `__str__` (nested, for vectors and arrays), and a
         # module names few distinct type objects many times.
         self.tcache: dict[int, str] = {}
+        self.tpre: dict[int, str] = {}  # see `slots`
         self._tkeep: list[T.Type] = []  # keeps each cached id's type alive
+        # The named structs the module does not register, found while
+        # printing (`print_module` only; see `_struct_section`): the names
+        # start as the registered ones, and `seen` holds the ids of the
+        # types already walked for struct names.
+        self.found: dict[str, T.StructType] | None = dict(module.struct_types) if structs and module else None
+        self.seen: set[int] = set()
         if module is not None:
             used: set[str] = set()
             n = 0
@@ -97,37 +150,118 @@ class _Ctx:
                     else:
                         self.gnames[id(g)] = f"@{n}"
                         n += 1
+                    t = g.type
+                    if self.found is not None and type(t) not in _LEAF_TYPES and id(t) not in self.seen:
+                        # (a pointer, always, in practice) For `_struct_section`:
+                        # `_p_call` spells a callee from `gnames` directly.
+                        self.cover(t)
+
+    def cover(self, t: T.Type) -> None:
+        """Walk `t` for named structs (when this print collects them); the
+        caller has checked that `t` is no leaf and not walked yet."""
+        if self.found is not None:
+            _walk_type(t, self.found, self.seen)
+
+    def cover_function_type(self, t: T.FunctionType) -> None:
+        """`cover` of a function type not walked yet: each call names one,
+        mostly of scalar and vector types only (tested without the walk)."""
+        if self.found is None:
+            return
+        if type(t.return_type) in _LEAF_TYPES and _LEAF_TYPES.issuperset(map(type, t.params)):
+            self.seen.add(id(t))  # (as `_walk_type` would; the type outlives the print)
+        else:
+            _walk_type(t, self.found, self.seen)
 
     def slots(self, fn: Function) -> dict[int, str]:
-        """`id(value) -> "%name"` for the locals of `fn`."""
+        """`id(value) -> "%name"` for the locals of `fn` (and their typed
+        spellings, into the function's `tx`)."""
         s = self.fn_slots.get(id(fn))
         if s is not None:
             return s
         s = {}
+        tx: dict[int, str] = {}
         used: set[str] = set()
+        suffix: dict[str, int] = {}  # see `_unique_after`
         n = 0
         quoted = _QUOTED
         if len(quoted) > 50_000:
             quoted.clear()
+        blocks = fn.blocks
+        # Enough `%N` spellings for every value of the function, so the
+        # loop below indexes without a bound check.
+        most = len(fn.args) + len(blocks) + sum(len(b.instructions) for b in blocks)
+        nums = _NUMBERED if most < len(_NUMBERED) else _numbers(most)
+        # `id(type) -> "spelling "`, or "" for void: one lookup tells whether
+        # a value is numbered and starts its typed spelling.
+        pre = self.tpre
+        tc = self.tcache
         void = T.VoidType
-        for b in (None, *fn.blocks):
-            # The arguments, then each block and its non-void instructions.
-            values = fn.args if b is None else (b, *(i for i in b.instructions if not isinstance(i.type, void)))
-            for v in values:
+        # The arguments, then each block and its non-void instructions. The
+        # typed spelling of each argument and instruction is made here
+        # (almost every one is an operand somewhere); reading its type names
+        # the type for `_struct_section`.
+        for v in fn.args:
+            nm = v.name
+            if nm:
+                if nm in used:
+                    nm = _unique_after(nm, used, suffix)
+                used.add(nm)
+                q = quoted.get(nm)
+                if q is None:
+                    q = quoted[nm] = "%" + quote_name(nm)
+            else:
+                q = nums[n]
+                n += 1
+            k = id(v)
+            s[k] = q
+            t = v.type
+            tx[k] = f"{tc.get(id(t)) or self.type_text(t)} {q}"
+        for b in blocks:
+            nm = b.name
+            if nm:
+                if nm in used:
+                    nm = _unique_after(nm, used, suffix)
+                used.add(nm)
+                q = quoted.get(nm)
+                if q is None:
+                    q = quoted[nm] = "%" + quote_name(nm)
+            else:
+                q = nums[n]
+                n += 1
+            s[id(b)] = q
+            t = b.type
+            if id(t) not in pre:
+                self.type_pre(t, void)
+            for v in b.instructions:
+                t = v.type
+                p = pre.get(id(t))
+                if p is None:
+                    p = self.type_pre(t, void)
+                if not p:
+                    continue  # void: not numbered
                 nm = v.name
                 if nm:
                     if nm in used:
-                        nm = _unique(nm, used)
+                        nm = _unique_after(nm, used, suffix)
                     used.add(nm)
                     q = quoted.get(nm)
                     if q is None:
                         q = quoted[nm] = "%" + quote_name(nm)
-                    s[id(v)] = q
                 else:
-                    s[id(v)] = f"%{n}"
+                    q = nums[n]
                     n += 1
+                k = id(v)
+                s[k] = q
+                tx[k] = p + q
         self.fn_slots[id(fn)] = s
+        self.fn_tx[id(fn)] = tx
         return s
+
+    def type_pre(self, t: T.Type, void: type) -> str:
+        """`tpre[id(t)]`: `str(t) + " "`, or "" when `t` is void."""
+        p = self.tpre[id(t)] = "" if isinstance(t, void) else (self.tcache.get(id(t)) or self.type_text(t)) + " "
+        self._tkeep.append(t)
+        return p
 
     def gname(self, g: GlobalValue) -> str:
         nm = self.gnames.get(id(g))
@@ -140,6 +274,23 @@ class _Ctx:
         nm = self.local.get(id(v))
         if nm is not None:
             return nm
+        return self.ref_miss(v)
+
+    def ref_miss(self, v: V.Value) -> str:
+        """`ref` of a value not in `local`."""
+        t = v.type
+        if type(v) is _ConstantInt and type(t) is _IntType:
+            # `_int_text`, inlined: an integer constant is the most frequent
+            # operand after local values (and its type is a leaf).
+            b = t.bits
+            if b == 1:
+                return "true" if v.value & 1 else "false"  # type: ignore[attr-defined]
+            u = v.value & ((1 << b) - 1)  # type: ignore[attr-defined]
+            return str(u - (1 << b) if b and u >> (b - 1) else u)
+        if type(t) not in _LEAF_TYPES and id(t) not in self.seen:
+            # An operand printed without its type (a phi's incoming value,
+            # a callee) still names its type for `_struct_section`.
+            self.cover(t)
         leaf = _LEAF_CONSTANTS.get(type(v))
         if leaf is not None:
             return leaf(v)
@@ -179,15 +330,64 @@ class _Ctx:
         return self.ref(v)
 
     def type_text(self, t: T.Type) -> str:
-        """`str(t)`, remembered for this print (read `tcache` first)."""
-        s = self.tcache[id(t)] = str(t)
+        """`str(t)`, remembered for this print (read `tcache` first); the
+        first time a type is named, it is also walked for named structs."""
+        c = type(t)
+        # The spellings of `VectorType.__str__` and `IntType.__str__`, made
+        # here with the element's spelling from the table: passes make a
+        # new vector type object for almost every instruction they build,
+        # so a print meets hundreds of them, and the generic `str` goes
+        # through two Python `__str__` calls and the formatting of each.
+        if c is _VectorType:
+            e = t.element  # type: ignore[attr-defined]
+            es = self.tcache.get(id(e)) or self.type_text(e)
+            s = f"<vscale x {t.count} x {es}>" if t.scalable else f"<{t.count} x {es}>"  # type: ignore[attr-defined]
+        elif c is _IntType:
+            s = f"i{t.bits}"  # type: ignore[attr-defined]
+        else:
+            s = str(t)
+            if c not in _LEAF_TYPES and id(t) not in self.seen:
+                self.cover(t)  # (vector and integer types are leaves)
+        self.tcache[id(t)] = s
         self._tkeep.append(t)
         return s
 
     def typed(self, v: V.Value) -> str:
+        """`"type ref"`, remembered in the table of the function being
+        printed (read `tx` first)."""
+        s = self.tx.get(id(v))
+        if s is None:
+            s = self.typed_miss(v)
+        return s
+
+    def typed_miss(self, v: V.Value) -> str:
+        """`typed` of a value not in `tx` yet (a constant, mostly)."""
         t = v.type
-        nm = self.local.get(id(v))
-        return f"{self.tcache.get(id(t)) or self.type_text(t)} {nm if nm is not None else self.ref(v)}"
+        ts = self.tcache.get(id(t)) or self.type_text(t)
+        if type(v) is _ConstantInt and type(t) is _IntType:
+            # `_int_text`, inlined (as in `ref_miss`).
+            b = t.bits
+            if b == 1:
+                r = "true" if v.value & 1 else "false"  # type: ignore[attr-defined]
+            else:
+                u = v.value & ((1 << b) - 1)  # type: ignore[attr-defined]
+                r = str(u - (1 << b) if b and u >> (b - 1) else u)
+            s = self.tx[id(v)] = f"{ts} {r}"
+            return s
+        leaf = _LEAF_CONSTANTS.get(type(v))
+        # `ref`, shortened for a constant that needs no context: it is no
+        # local, and its type was just named for `_struct_section`.
+        s = self.tx[id(v)] = f"{ts} {leaf(v) if leaf is not None else self.ref(v)}"
+        return s
+
+    def enter(self, fn: Function | None) -> None:
+        """Print in the context of `fn` (its locals; none for a declaration)."""
+        if fn is not None and fn.blocks:
+            self.local = self.slots(fn)
+            self.tx = self.fn_tx[id(fn)]
+        else:
+            self.local = {}
+            self.tx = {}
 
     # ------------------------------------------------------------ constants
 
@@ -295,13 +495,21 @@ _LEAF_CONSTANTS: dict[type, Callable[[V.Value], str]] = {
 }
 
 
+# The instruction printers below read an operand's typed spelling as
+# `c.tx.get(id(v)) or c.typed_miss(v)` and an untyped one as
+# `c.local.get(id(v)) or c.ref_miss(v)`: the lookup `typed` and `ref` start with,
+# made without the method call (every operand printed goes through one).
+
+
 def _p_binop(c: _Ctx, i: I.BinaryOperator) -> str:
-    f = _fmf(i.flags) if i.opcode in I._FP_BINARY_SET else _int_flags(i.flags)
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"{i.opcode}{f} {c.tcache.get(id(t)) or c.type_text(t)} {loc.get(id(a)) or c.ref(a)}, "
-            f"{loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
+    f = i.flags
+    if f:
+        fs = _fmf(f) if i.opcode in I._FP_BINARY_SET else _int_flags(f)
+        return f"{i.opcode}{fs} {sa}, {sb}"
+    return f"{i.opcode} {sa}, {sb}"
 
 
 def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
@@ -310,41 +518,58 @@ def _p_unop(c: _Ctx, i: I.UnaryOperator) -> str:
 
 def _p_icmp(c: _Ctx, i: I.ICmpInst) -> str:
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"icmp{_int_flags(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
-            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
+    f = i.flags
+    return f"icmp{_int_flags(f) if f else ''} {i.predicate} {sa}, {sb}"
 
 
 def _p_fcmp(c: _Ctx, i: I.FCmpInst) -> str:
     a, b = i._operands
-    t = a.type
-    loc = c.local
-    return (f"fcmp{_fmf(i.flags)} {i.predicate} {c.tcache.get(id(t)) or c.type_text(t)} "
-            f"{loc.get(id(a)) or c.ref(a)}, {loc.get(id(b)) or c.ref(b)}")
+    sa = c.tx.get(id(a)) or c.typed_miss(a)
+    sb = c.local.get(id(b)) or c.ref_miss(b)
+    f = i.flags
+    return f"fcmp{_fmf(f) if f else ''} {i.predicate} {sa}, {sb}"
 
 
 def _p_select(c: _Ctx, i: I.SelectInst) -> str:
-    ops = i._operands
-    return f"select{_fmf(i.flags)} {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+    a, b, d = i._operands
+    tx = c.tx
+    f = i.flags
+    return (f"select{_fmf(f) if f else ''} {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, "
+            f"{tx.get(id(d)) or c.typed_miss(d)}")
 
 
 def _p_phi(c: _Ctx, i: I.PhiNode) -> str:
     ops = i._operands
-    pairs = ", ".join(f"[ {c.ref(ops[k])}, {c.ref(ops[k + 1])} ]" for k in range(0, len(ops), 2))
-    return f"phi{_fmf(i.flags)} {c.tcache.get(id(i.type)) or c.type_text(i.type)} {pairs}"
+    loc = c.local
+    ref_miss = c.ref_miss
+    pairs = ", ".join([f"[ {loc.get(id(ops[k])) or ref_miss(ops[k])}, {loc.get(id(ops[k + 1])) or ref_miss(ops[k + 1])} ]"
+                       for k in range(0, len(ops), 2)])
+    t = i.type
+    return f"phi{_fmf(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)} {pairs}"
 
 
 def _p_cast(c: _Ctx, i: I.CastInst) -> str:
     f = i.flags
     flags = (_int_flags(f) + _fmf(f & _FMF_SET)) if f else ""
-    return f"{i.opcode}{flags} {c.typed(i._operands[0])} to {c.tcache.get(id(i.type)) or c.type_text(i.type)}"
+    a = i._operands[0]
+    t = i.type
+    return f"{i.opcode}{flags} {c.tx.get(id(a)) or c.typed_miss(a)} to {c.tcache.get(id(t)) or c.type_text(t)}"
 
 
 def _p_gep(c: _Ctx, i: I.GetElementPtrInst) -> str:
-    ops = ", ".join([c.typed(o) for o in i._operands])
+    tx = c.tx
+    ops = i._operands
+    if len(ops) == 2:  # a pointer and one index: most GEPs
+        a, b = ops
+        ops = f"{tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}"
+    else:
+        typed_miss = c.typed_miss
+        ops = ", ".join([tx.get(id(o)) or typed_miss(o) for o in ops])
     t = i.source_element_type
-    return f"getelementptr{_gep_flags(i.flags)} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
+    f = i.flags
+    return f"getelementptr{_gep_flags(f) if f else ''} {c.tcache.get(id(t)) or c.type_text(t)}, {ops}"
 
 
 def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
@@ -359,17 +584,28 @@ def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
 
 
 def _p_load(c: _Ctx, i: I.LoadInst) -> str:
-    head = "load atomic" if i.ordering else "load"
-    if i.volatile:
-        head += " volatile"
-    return f"{head} {c.tcache.get(id(i.type)) or c.type_text(i.type)}, {c.typed(i._operands[0])}{_atomic_tail(i)}"
+    t = i.type
+    a = i._operands[0]
+    body = f"{c.tcache.get(id(t)) or c.type_text(t)}, {c.tx.get(id(a)) or c.typed_miss(a)}"
+    if i.ordering or i.volatile:
+        head = "load atomic" if i.ordering else "load"
+        if i.volatile:
+            head += " volatile"
+        return f"{head} {body}{_atomic_tail(i)}"
+    # `_atomic_tail` of a plain load: its alignment.
+    return f"load {body}" if i.align is None else f"load {body}, align {i.align}"
 
 
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
-    head = "store atomic" if i.ordering else "store"
-    if i.volatile:
-        head += " volatile"
-    return f"{head} {c.typed(i._operands[0])}, {c.typed(i._operands[1])}{_atomic_tail(i)}"
+    a, p = i._operands
+    tx = c.tx
+    body = f"{tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(p)) or c.typed_miss(p)}"
+    if i.ordering or i.volatile:
+        head = "store atomic" if i.ordering else "store"
+        if i.volatile:
+            head += " volatile"
+        return f"{head} {body}{_atomic_tail(i)}"
+    return f"store {body}" if i.align is None else f"store {body}, align {i.align}"
 
 
 def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
@@ -377,7 +613,8 @@ def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
     for f in ("inalloca", "swifterror"):
         if f in i.flags:
             out += " " + f
-    out += f" {i.allocated_type}"
+    t = i.allocated_type
+    out += " " + (c.tcache.get(id(t)) or c.type_text(t))
     if i._operands:
         out += f", {c.typed(i._operands[0])}"
     if i.align is not None:
@@ -389,7 +626,8 @@ def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
 
 def _p_call(c: _Ctx, i: I.CallInst) -> str:
     out = f"{i.tail} call" if i.tail else "call"
-    out += _fmf(i.flags)
+    if i.flags:
+        out += _fmf(i.flags)
     if i.calling_conv:
         out += " " + i.calling_conv
     if i.return_attributes:
@@ -397,21 +635,32 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
     if i.addrspace is not None:
         out += f" addrspace({i.addrspace})"
     fty = i.function_type
+    if id(fty) not in c.seen:
+        # The callee's type is printed only in part (its return type), so
+        # it is walked for `_struct_section` here.
+        c.cover_function_type(fty)
     rt = fty if fty.vararg else fty.return_type
-    out += f" {c.tcache.get(id(rt)) or c.type_text(rt)} {c.ref(i._operands[-1])}("
-    args = []
     ops = i._operands
-    attrs = i.arg_attributes
+    callee = ops[-1]
     tc = c.tcache
-    loc = c.local
-    for k in range(i.num_args):
-        a = ops[k]
-        at = attrs[k] if k < len(attrs) else ""
-        t = a.type
-        ts = tc.get(id(t)) or c.type_text(t)
-        nm = loc.get(id(a)) or c.ref(a)
-        args.append(f"{ts} {at} {nm}" if at else f"{ts} {nm}")
-    out += ", ".join(args) + ")"
+    out += f" {tc.get(id(rt)) or c.type_text(rt)} {c.local.get(id(callee)) or c.gnames.get(id(callee)) or c.ref_miss(callee)}("
+    attrs = i.arg_attributes
+    tx = c.tx
+    n = i.num_args
+    if not any(attrs):
+        out += ", ".join([tx.get(id(a)) or c.typed_miss(a) for a in ops[:n]]) + ")"
+    else:
+        args = []
+        loc = c.local
+        for k in range(n):
+            a = ops[k]
+            at = attrs[k] if k < len(attrs) else ""
+            if at:
+                t = a.type
+                args.append(f"{tc.get(id(t)) or c.type_text(t)} {at} {loc.get(id(a)) or c.ref_miss(a)}")
+            else:
+                args.append(tx.get(id(a)) or c.typed_miss(a))
+        out += ", ".join(args) + ")"
     if i.attributes:
         out += " " + i.attributes
     if i.bundle_layout:
@@ -424,9 +673,13 @@ def _p_call(c: _Ctx, i: I.CallInst) -> str:
 
 def _p_br(c: _Ctx, i: I.BranchInst) -> str:
     ops = i._operands
+    loc = c.local
     if len(ops) == 1:
-        return f"br label {c.ref(ops[0])}"
-    return f"br {c.typed(ops[0])}, label {c.ref(ops[1])}, label {c.ref(ops[2])}"
+        d = ops[0]
+        return f"br label {loc.get(id(d)) or c.ref_miss(d)}"
+    a, t, f = ops
+    return (f"br {c.tx.get(id(a)) or c.typed_miss(a)}, label {loc.get(id(t)) or c.ref_miss(t)}, "
+            f"label {loc.get(id(f)) or c.ref_miss(f)}")
 
 
 def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
@@ -438,7 +691,10 @@ def _p_switch(c: _Ctx, i: I.SwitchInst) -> str:
 
 
 def _p_ret(c: _Ctx, i: I.ReturnInst) -> str:
-    return f"ret {c.typed(i._operands[0])}" if i._operands else "ret void"
+    if not i._operands:
+        return "ret void"
+    a = i._operands[0]
+    return f"ret {c.tx.get(id(a)) or c.typed_miss(a)}"
 
 
 def _p_unreachable(c: _Ctx, i: I.UnreachableInst) -> str:
@@ -446,27 +702,50 @@ def _p_unreachable(c: _Ctx, i: I.UnreachableInst) -> str:
 
 
 def _p_extractelement(c: _Ctx, i: I.ExtractElementInst) -> str:
-    return f"extractelement {c.typed(i._operands[0])}, {c.typed(i._operands[1])}"
+    a, b = i._operands
+    tx = c.tx
+    return f"extractelement {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}"
 
 
 def _p_insertelement(c: _Ctx, i: I.InsertElementInst) -> str:
-    ops = i._operands
-    return f"insertelement {c.typed(ops[0])}, {c.typed(ops[1])}, {c.typed(ops[2])}"
+    a, b, d = i._operands
+    tx = c.tx
+    return (f"insertelement {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, "
+            f"{tx.get(id(d)) or c.typed_miss(d)}")
+
+
+# Mask spellings by (lanes, scalable, mask): a pure function of the key,
+# which is a snapshot of the instruction's values (so never stale). A
+# vectorized module repeats a few masks (broadcasts, interleavings) often.
+_MASKS: dict[tuple[int, bool, tuple[int, ...]], str] = {}
 
 
 def _mask_text(i: I.ShuffleVectorInst) -> str:
     t = i.type
     assert isinstance(t, T.VectorType)
+    key = (t.count, t.scalable, tuple(i.mask))
+    text = _MASKS.get(key)
+    if text is None:
+        if len(_MASKS) > 10_000:
+            _MASKS.clear()
+        text = _MASKS[key] = _mask_spelling(t, i.mask)
+    return text
+
+
+def _mask_spelling(t: T.VectorType, mask: list[int]) -> str:
+    """The mask operand of a shuffle whose result type is `t`."""
     mty = T.VectorType(T.i32, t.count, t.scalable)
-    if t.scalable or all(m == 0 for m in i.mask):
-        return f"{mty} " + ("poison" if i.mask and all(m < 0 for m in i.mask) else "zeroinitializer")
-    if all(m < 0 for m in i.mask):
+    if t.scalable or all(m == 0 for m in mask):
+        return f"{mty} " + ("poison" if mask and all(m < 0 for m in mask) else "zeroinitializer")
+    if all(m < 0 for m in mask):
         return f"{mty} poison"
-    return f"{mty} <" + ", ".join("i32 poison" if m < 0 else f"i32 {m}" for m in i.mask) + ">"
+    return f"{mty} <" + ", ".join("i32 poison" if m < 0 else f"i32 {m}" for m in mask) + ">"
 
 
 def _p_shuffle(c: _Ctx, i: I.ShuffleVectorInst) -> str:
-    return f"shufflevector {c.typed(i._operands[0])}, {c.typed(i._operands[1])}, {_mask_text(i)}"
+    a, b = i._operands
+    tx = c.tx
+    return f"shufflevector {tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(b)) or c.typed_miss(b)}, {_mask_text(i)}"
 
 
 def _p_extractvalue(c: _Ctx, i: I.ExtractValueInst) -> str:
@@ -478,7 +757,8 @@ def _p_insertvalue(c: _Ctx, i: I.InsertValueInst) -> str:
 
 
 def _p_freeze(c: _Ctx, i: I.FreezeInst) -> str:
-    return f"freeze {c.typed(i._operands[0])}"
+    a = i._operands[0]
+    return f"freeze {c.tx.get(id(a)) or c.typed_miss(a)}"
 
 
 def _scope(s: str | None) -> str:
@@ -560,7 +840,11 @@ _PRINTERS: dict[type, Callable[[_Ctx, I.Instruction], str]] = {  # type: ignore[
 
 def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
     is_def = bool(fn.blocks)
-    c.local = c.slots(fn) if is_def else {}
+    c.enter(fn)
+    fty = fn.function_type
+    if id(fty) not in c.seen:
+        c.cover(fty)  # for `_struct_section`
+    tc = c.tcache
     head = ["define" if is_def else "declare"]
     if fn.linkage:
         head.append(fn.linkage)
@@ -570,16 +854,18 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
         head.append(fn.calling_conv)
     if fn.return_attributes:
         head.append(fn.return_attributes)
-    head.append(str(fn.function_type.return_type))
+    t = fty.return_type
+    head.append(tc.get(id(t)) or c.type_text(t))
     params = []
     for a in fn.args:
-        p = str(a.type)
+        t = a.type
+        p = tc.get(id(t)) or c.type_text(t)
         if a.attributes:
             p += " " + a.attributes
         if is_def:
             p += " " + c.local[id(a)]
         params.append(p)
-    if fn.function_type.vararg:
+    if fty.vararg:
         params.append("...")
     head.append(c.gname(fn) + "(" + ", ".join(params) + ")")
     if fn.unnamed_addr:
@@ -600,30 +886,35 @@ def _function(c: _Ctx, fn: Function, out: list[str]) -> None:
     out.append(" ".join(head) + " {")
     printers = _PRINTERS
     local = c.local
-    void = T.VoidType
     first = True
     for b in fn.blocks:
         if not first:
             out.append("")
         if b.name or not first:
-            out.append(c.local[id(b)][1:] + ":")
+            out.append(local[id(b)][1:] + ":")
         first = False
         for i in b.instructions:
             if i._debug_records:
                 for r in i._debug_records:
                     out.append("    " + r.text.render(c.md_ref))
             # `_Ctx.inst`, inlined: this runs for every instruction printed.
-            body = printers.get(type(i), _print_generic)(c, i)
+            try:
+                pr = printers[type(i)]
+            except KeyError:
+                pr = _print_generic
+            body = pr(c, i)
             if i._metadata:
                 body += "".join(f", !{k} {v}" for k, v in i._metadata)
-            if isinstance(i.type, void):
+            # `slots` numbered exactly the non-void instructions.
+            nm = local.get(id(i))
+            if nm is None:
                 out.append("  " + body)
             else:
-                out.append(f"  {local.get(id(i)) or c.ref(i)} = {body}")
+                out.append(f"  {nm} = {body}")
     for u in fn.uselistorder:
         out.append("  " + u.render(c.md_ref))
     out.append("}")
-    c.local = {}
+    c.enter(None)
 
 
 def _global(c: _Ctx, g: GlobalVariable) -> str:
@@ -637,7 +928,8 @@ def _global(c: _Ctx, g: GlobalVariable) -> str:
     if getattr(g, "externally_initialized", False):
         parts.append("externally_initialized")
     parts.append("constant" if g.is_constant else "global")
-    parts.append(str(g.value_type))
+    t = g.value_type
+    parts.append(c.tcache.get(id(t)) or c.type_text(t))  # (names it for `_struct_section`)
     if g.initializer is not None:
         parts.append(c.ref(g.initializer))
     s = " ".join(parts)
@@ -650,7 +942,7 @@ def _global(c: _Ctx, g: GlobalVariable) -> str:
 
 def print_module(module: Module) -> str:
     """The whole module as LLVM text."""
-    c = _Ctx(module)
+    c = _Ctx(module, structs=True)
     out: list[str] = []
     if module.name is not None:
         out.append(f"; ModuleID = '{module.name}'")
@@ -661,12 +953,7 @@ def print_module(module: Module) -> str:
     if module.triple is not None:
         out.append(f'target triple = "{_escape(module.triple)}"')
     out.extend(module.module_asm)
-    structs = dict(module.struct_types)
-    _collect_structs(module, structs)
-    if structs:
-        out.append("")
-        for st in structs.values():
-            out.append(f"{st} = type {st.body_str}")
+    struct_at = len(out)  # the struct definitions go here, once known
     if module.comdats:
         out.append("")
         out.extend(module.comdats)
@@ -689,8 +976,32 @@ def print_module(module: Module) -> str:
     if module.trailer:
         out.append("")
         out.extend(t.render(c.ref) for t in module.trailer)
+    out[struct_at:struct_at] = _struct_section(c, module)
     out.append("")
     return "\n".join(out)
+
+
+def _struct_section(c: _Ctx, module: Module) -> list[str]:
+    """The lines defining the module's named structs: the registered ones,
+    then those used anywhere but not registered (a transform may create
+    `StructType(name=...)` directly), as `_collect_structs` finds them.
+
+    The print has already walked, for struct names, every type
+    `_collect_structs` would visit (each type it names the first time, the
+    type of each operand `ref` spells, each function's and callee's type),
+    and maybe more. So when that found no name beyond the registered ones,
+    `_collect_structs` would find none either, and its walk over every
+    operand of the module is skipped; otherwise it runs, for its order.
+    """
+    found = c.found
+    assert found is not None
+    structs = found
+    if len(found) != len(module.struct_types):
+        structs = dict(module.struct_types)
+        _collect_structs(module, structs)
+    if not structs:
+        return []
+    return ["", *(f"{st} = type {st.body_str}" for st in structs.values())]
 
 
 # Types that cannot hold a named struct. (A vector's elements are integers,
@@ -762,7 +1073,22 @@ def _collect_structs(module: Module, found: dict[str, T.StructType]) -> None:
                         _walk_type(t, found, seen)
 
 
+# `_escape` by string: a pure function of the key. Every print escapes the
+# module's data layout, triple and source file name, the same few strings.
+_ESCAPED: dict[str, str] = {}
+
+
 def _escape(s: str) -> str:
+    e = _ESCAPED.get(s)
+    if e is None:
+        if len(_ESCAPED) > 1_000:
+            _ESCAPED.clear()
+        e = _ESCAPED[s] = _escape_bytes(s)
+    return e
+
+
+def _escape_bytes(s: str) -> str:
+    """`s` with `"`, `\\` and the bytes outside printable ASCII as `\\XX`."""
     out = []
     for byte in s.encode("utf-8", "surrogateescape"):
         if byte == 0x22 or byte == 0x5C or byte < 0x20 or byte > 0x7E:
@@ -786,6 +1112,7 @@ def print_instruction(inst: I.Instruction) -> str:
     c = _Ctx(fn.parent if fn is not None else None)
     if fn is not None:
         c.local = c.slots(fn)
+        c.tx = c.fn_tx[id(fn)]
     return c.inst(inst)
 
 
@@ -795,6 +1122,7 @@ def print_instructions(fn: Function) -> list[str]:
     every global and numbers the function at each call)."""
     c = _Ctx(fn.parent)
     c.local = c.slots(fn)
+    c.tx = c.fn_tx[id(fn)]
     return [c.inst(i) for i in fn.instructions()]
 
 

@@ -101,6 +101,8 @@ class Packetizer:
         self._widened_allocas: set[int] = set()
         self._step_cache: dict[tuple[str, int], V.Value] = {}
         self._dim_tests: dict[int, I.Instruction] = {}
+        self._vector_types: dict[T.Type, T.VectorType] = {}
+        self._declared: dict[str, V.Function] = {}
         self._linear_reduction = LinearLaneReduction(self.uniform, self.stride, self.width, self.lane)
 
     # ------------------------------------------------------------------ driver
@@ -166,9 +168,26 @@ class Packetizer:
     # --------------------------------------------------------------- packets
 
     def vector_type(self, ty: T.Type) -> T.VectorType:
+        # Asked for every packet and broadcast; a frozen dataclass is slow
+        # to build, and equal types make equal (interchangeable) vectors.
+        try:
+            return self._vector_types[ty]
+        except KeyError:
+            pass
         if not is_packetizable_type(ty):
             raise PacketizationError(f"cannot form a packet of {ty}")
-        return T.VectorType(ty, self.width)
+        vty = self._vector_types[ty] = T.VectorType(ty, self.width)
+        return vty
+
+    def _declare(self, name: str, fty: T.FunctionType) -> V.Function:
+        """`module.get_or_insert_function`, remembered per name: the module
+        looks a name up through every function it has, and the packetizer
+        asks for the same few intrinsics again and again."""
+        try:
+            return self._declared[name]
+        except KeyError:
+            fn = self._declared[name] = self.module.get_or_insert_function(name, fty)
+            return fn
 
     def packet(self, value: V.Value) -> V.Value:
         """The packet (`<W x T>`) of a scalar value."""
@@ -209,7 +228,7 @@ class Packetizer:
 
     def _broadcast(self, value: V.Value, b: Builder) -> V.Value:
         vty = self.vector_type(value.type)
-        ins = b.insertelement(V.PoisonValue(vty), value, V.const_int(T.IntType(32), 0))
+        ins = b.insertelement(V.PoisonValue(vty), value, V.const_int(T.i32, 0))
         return b.shufflevector(ins, V.PoisonValue(vty), [0] * self.width)
 
     def _step_vector(self, ty: T.Type, step: int) -> V.Constant:
@@ -224,8 +243,8 @@ class Packetizer:
         b = self._builder_after(value)
         base = self._broadcast(value, b)
         if isinstance(value.type, T.PointerType):
-            offsets = self._step_vector(T.IntType(64), stride)
-            return b.gep(T.IntType(8), base, [offsets])
+            offsets = self._step_vector(T.i64, stride)
+            return b.gep(T.i8, base, [offsets])
         return b.add(base, self._step_vector(value.type, stride))
 
     def _gather_lanes(self, value: V.Value) -> V.Value:
@@ -234,7 +253,7 @@ class Packetizer:
         b = self._builder_after(last if isinstance(last, I.Instruction) else value)
         acc: V.Value = V.PoisonValue(self.vector_type(value.type))
         for lane, v in enumerate(lanes):
-            acc = b.insertelement(acc, v, V.const_int(T.IntType(32), lane))
+            acc = b.insertelement(acc, v, V.const_int(T.i32, lane))
         return acc
 
     def _widen(self, inst: I.Instruction) -> V.Value:
@@ -403,12 +422,12 @@ class Packetizer:
             b = self._builder_after(value)
             off = info.stride.const * lane
             if isinstance(value.type, T.PointerType):
-                return b.gep(T.IntType(8), value, [V.const_int(T.IntType(64), off)])
+                return b.gep(T.i8, value, [V.const_int(T.i64, off)])
             return b.add(value, V.const_int(value.type, off))
         if id(value) in self._packets and is_packetizable_type(value.type):
             vec = self._packets[id(value)]
             b = self._builder_after(vec if isinstance(vec, I.Instruction) else value)
-            return b.extractelement(vec, V.const_int(T.IntType(32), lane))
+            return b.extractelement(vec, V.const_int(T.i32, lane))
         if isinstance(value, I.Instruction):
             return self._instantiate(value, lane)
         raise PacketizationError(f"no lane {lane} of {value}")
@@ -420,11 +439,16 @@ class Packetizer:
             phi = _new_phi(inst.parent, inst.type, _name(inst, lane))
             self._pending_phis.append((inst, phi, lane))
             return phi
-        clone = inst.clone()
+        # Uniform operands are every lane's: `clone` links them. A varying
+        # one's slot is left empty and filled with its lane, instead of
+        # recording a use of the original only to move it.
+        is_varying = self.uniform.is_varying
+        clone = inst.clone(is_varying)
         for i, op in enumerate(inst.operands):
             if isinstance(op, BasicBlock) or isinstance(op, Function):
                 continue
-            clone.set_operand(i, self.lane(op, lane))
+            if is_varying(op):
+                clone.link_operand(i, self.lane(op, lane))
         prev = self._lanes.get((id(inst), lane - 1), inst) if lane > 0 else inst
         anchor = prev if isinstance(prev, I.Instruction) and prev.parent is not None else inst
         if not isinstance(anchor, I.Instruction) or anchor.parent is None:
@@ -459,7 +483,7 @@ class Packetizer:
                 if id(inst) in self.stride.interleaved:
                     continue  # already one element per lane, side by side
                 lane_bytes = self.stride.alloca_lane_bytes(inst)
-                total = T.ArrayType(T.IntType(8), lane_bytes * self.width)
+                total = T.ArrayType(T.i8, lane_bytes * self.width)
                 align = inst.align or self.layout.abi_align(inst.allocated_type)
                 inst.allocated_type = total
                 if inst.count is not None:
@@ -505,13 +529,13 @@ class Packetizer:
         if plan == "symbolic":
             info = self.stride.info(ptr)
             step = self._manifest(info.stride, b)
-            lanes = b.mul(self._broadcast(step, b), self._step_vector(T.IntType(64), 1))
-            return b.gep(T.IntType(8), self._broadcast(ptr, b), [lanes])
+            lanes = b.mul(self._broadcast(step, b), self._step_vector(T.i64, 1))
+            return b.gep(T.i8, self._broadcast(ptr, b), [lanes])
         return self.packet(ptr)
 
     def _manifest(self, stride: Stride, b: Builder) -> V.Value:
         """Build the i64 value of a symbolic stride (its factors are sign-extended)."""
-        i64 = T.IntType(64)
+        i64 = T.i64
         acc: V.Value = V.const_int(i64, stride.const)
         for f in stride.factors:
             fv = f
@@ -549,7 +573,7 @@ class Packetizer:
         return self._gather(b, vty, ptrs, align, name)
 
     def _all_true(self) -> V.Value:
-        return V.splat(T.VectorType(T.IntType(1), self.width), V.const_int(T.IntType(1), 1))
+        return V.splat(self.vector_type(T.i1), V.const_int(T.i1, 1))
 
     def _gather(
         self, b: Builder, vty: T.VectorType, ptrs: V.Value, align: int, name: str | None,
@@ -558,8 +582,8 @@ class Packetizer:
         pty = ptrs.type
         assert isinstance(pty, T.VectorType)
         fname = f"llvm.masked.gather.{_suffix(vty)}.{_suffix(pty)}"
-        fty = T.FunctionType(vty, (pty, T.VectorType(T.IntType(1), self.width), vty))
-        fn = self.module.get_or_insert_function(fname, fty)
+        fty = T.FunctionType(vty, (pty, self.vector_type(T.i1), vty))
+        fn = self._declare(fname, fty)
         call = b.call(fn, [ptrs, mask or self._all_true(), V.PoisonValue(vty)], name=name)
         call.arg_attributes[0] = f"align {align}"
         return call
@@ -567,8 +591,8 @@ class Packetizer:
     def _scatter(self, b: Builder, value: V.Value, ptrs: V.Value, align: int, mask: V.Value | None = None) -> None:
         vty, pty = value.type, ptrs.type
         fname = f"llvm.masked.scatter.{_suffix(vty)}.{_suffix(pty)}"
-        fty = T.FunctionType(T.VoidType(), (vty, pty, T.VectorType(T.IntType(1), self.width)))
-        fn = self.module.get_or_insert_function(fname, fty)
+        fty = T.FunctionType(T.VoidType(), (vty, pty, self.vector_type(T.i1)))
+        fn = self._declare(fname, fty)
         call = b.call(fn, [value, ptrs, mask or self._all_true()])
         call.arg_attributes[1] = f"align {align}"
 
@@ -617,7 +641,7 @@ class Packetizer:
     def _reduce(self, op: str, packet: V.Value, b: Builder) -> V.Value:
         vty = packet.type
         assert isinstance(vty, T.VectorType)
-        fn = self.module.get_or_insert_function(
+        fn = self._declare(
             f"llvm.vector.reduce.{op}.{_suffix(vty)}", T.FunctionType(vty.element, (vty,))
         )
         return b.call(fn, [packet])
@@ -627,7 +651,7 @@ class Packetizer:
 
     def _last_lane_address(self, elem: T.Type, ptr: V.Value, b: Builder) -> V.Value:
         """Where a reversed access starts: the address of the last lane."""
-        return b.gep(elem, ptr, [V.const_int(T.IntType(64), -(self.width - 1))])
+        return b.gep(elem, ptr, [V.const_int(T.i64, -(self.width - 1))])
 
     def _masked_leaf(self, m: MaskedCall) -> None:
         """Lane reductions, masked stores, and the mask of uniform masked loads."""
@@ -667,7 +691,7 @@ class Packetizer:
                 value, mask = self._reverse(value, b), self._reverse(mask, b)
                 ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
-            fn = self.module.get_or_insert_function(
+            fn = self._declare(
                 f"llvm.masked.store.{_suffix(vty)}.{_suffix(pty)}",
                 T.FunctionType(T.VoidType(), (vty, pty, mask.type)),
             )
@@ -708,7 +732,7 @@ class Packetizer:
                 mask = self._reverse(mask, b)
                 ptr = self._last_lane_address(elem, ptr, b)
             pty = ptr.type
-            fn = self.module.get_or_insert_function(
+            fn = self._declare(
                 f"llvm.masked.load.{_suffix(vty)}.{_suffix(pty)}",
                 T.FunctionType(vty, (pty, mask.type, vty)),
             )
@@ -745,7 +769,7 @@ class Packetizer:
             name = widen_intrinsic_name(summary.intrinsic, self.width)
             ret = self.vector_type(inst.type)
             params = tuple(a.type for a in args)
-            callee = self.module.get_or_insert_function(name, T.FunctionType(ret, params))
+            callee = self._declare(name, T.FunctionType(ret, params))
             self.stats.vector_calls += 1
             return b.call(callee, args, name=_name(inst))
         raise PacketizationError(f"cannot packetize a call to {fn.name if fn else 'an indirect callee'}")
