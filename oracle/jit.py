@@ -459,19 +459,10 @@ def build(kernel: str, text: str, variants: list[Variant], opt: int = 2) -> Prog
             space = f" addrspace({m.group(1)})" if m else ""
             rt_text += f"\n@{_quote(g.name)} ={space} global {g.global_value_type} zeroinitializer, align 64\n"
     rt = parse_in(ctx, rt_text)
-    # Every other part was verified when it was read (the scalar module,
-    # its sanitized copy, each variant); linking verified modules, LLVM's
-    # global dead-code pass and the linkage, name and attribute changes
-    # above keep them valid, so only the runtime is left to verify, not
-    # the whole program again (a few milliseconds of every build). MCJIT's
-    # code generation verifies the whole module anyway in an LLVM built
-    # with assertions, as llvmlite's is, and aborts on an invalid one
-    # ("Module Verifier", twice, under -time-passes). The runtime is
-    # verified whole, before the link drops what nothing references.
-    rt.verify()
     rt.triple = main.triple
     rt.data_layout = main.data_layout
     main.link_in(rt)
+    main.verify()
     if opt > 0:
         pto = llvm.create_pipeline_tuning_options(speed_level=opt)
         pb = llvm.create_pass_builder(tm, pto)
