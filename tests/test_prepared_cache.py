@@ -183,17 +183,3 @@ def test_no_stub_where_putting_the_body_back_could_differ(change) -> None:
     assert text != DIVERGENT
     assert stub_kernel(canonicalize(DIVERGENT), "k") is not None
     assert stub_kernel(canonicalize(text), "k") is None
-
-
-def test_the_snapshots_parsed_module_stays_as_parsed() -> None:
-    """Resumed requests work on copies: the module a snapshot keeps parsed
-    still prints as its text's parse after every width was vectorized."""
-    from vectorizer.ir import parse_module, print_module
-
-    CACHE.clear()
-    for w in (1, 4, 8, 16):
-        vectorize(DIVERGENT, kernel="k", width=w)
-    parsed = [s for s in CACHE._entries.values() if s._parsed]
-    assert parsed
-    for snap in parsed:
-        assert print_module(snap._parsed[0].src) == print_module(parse_module(snap.module_text))

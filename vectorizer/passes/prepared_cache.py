@@ -12,14 +12,10 @@ A *resume point* is a pass after which the module was just re-read from
 LLVM's text (`prepare`; `control-flow-conversion` when it changed the
 kernel): at that point the state is the module (no analysis survives a
 re-read, the function is new) and a few plain fields. The snapshot keeps the
-module as text, the one the pass read (LLVM's output,
-`KernelState.module_text`), so its parse is the module the pass made. The
-snapshot also keeps a copy of that module, never edited (made from the
-state's module when the snapshot is taken, else parsed from the text by
-the first request that resumes there); each request works on its own deep
-copy of it, made from the objects (vectorizer/ir/module_copy.py, about
-half the cost of a parse), so no request ever shares IR objects with
-another. A prefix that
+module as text, re-parsed for each request that resumes
+there, so no request ever shares IR objects with another: the text is
+the one the pass read (LLVM's output, `KernelState.module_text`), so the
+re-read module is the one the pass made. A prefix that
 stopped the pipeline (a refusal) is remembered as its remarks.
 
 The key is everything those passes read: the input text, the kernel, the
@@ -34,12 +30,11 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.data_layout import DataLayout
-from ..ir import Module, parse_module
-from ..ir.module_copy import ModuleCopier, NotCopyable
+from ..ir import parse_module
 from ..target import TargetInfo
 from .state import KernelState
 
@@ -142,27 +137,6 @@ class Snapshot:
     datalayout: str | None = None
     conversion_stats: tuple[tuple[str, Any], ...] = ()
     kernel_body: KernelBody | None = None  # when `module_text` holds a stub of the kernel
-    # The parse of `module_text` (its copier), only ever copied, never
-    # handed to a pass: made with the snapshot or by the first request that
-    # resumes here; False when the copier cannot copy it (each request then
-    # parses the text).
-    _parsed: list[ModuleCopier | bool] = field(default_factory=list, compare=False, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
-
-    def module(self) -> Module:
-        """A module of this snapshot's own for one request: a copy of the
-        parsed snapshot, which stays as parsed for the next request."""
-        assert self.module_text is not None
-        with self._lock:  # (threads resuming at once parse it once)
-            if not self._parsed:
-                self._parsed.append(ModuleCopier(parse_module(self.module_text)))
-            parsed = self._parsed[0]
-        if parsed is not False:
-            try:
-                return parsed.copy()  # type: ignore[union-attr]
-            except NotCopyable:
-                self._parsed[0] = False
-        return parse_module(self.module_text)
 
     def restore(self, state: KernelState) -> None:
         """Put the snapshot into a fresh state, whose outcome has no remarks
@@ -170,7 +144,8 @@ class Snapshot:
         state.outcome.remarks.extend(self.remarks)
         if self.stopped:
             return
-        module = self.module()
+        assert self.module_text is not None
+        module = parse_module(self.module_text)
         kernel = module.get_function(state.request.kernel)
         fn = module.get_function(self.temp_name)
         assert kernel is not None and fn is not None
@@ -194,35 +169,21 @@ def snapshot_of(state: KernelState, after: int, stopped: bool, stub: bool = Fals
         return Snapshot(after, True, remarks)
     # The text the pass just read the module from, when it says so (the
     # parse of that text is exactly the state; its tokens are still cached).
-    parsed = state.module_text is not None
-    text = state.module_text if parsed else print_module(state.module)
+    text = state.module_text if state.module_text is not None else print_module(state.module)
     body = state.kernel_body  # the module holds a stub already (`prepare` made it)
     if stub and body is None:
         stubbed = stub_kernel(text, state.request.kernel)
         if stubbed is not None:
             text, body = stubbed
-            parsed = False
-    snap = Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
+    return Snapshot(after, False, remarks, text, state.temp_name, state.datalayout,
                     tuple(state.conversion_stats.items()), body)
-    if parsed:
-        # The state's module is that parse, not yet edited by a later pass:
-        # its copy is the snapshot's parsed module (cheaper than the parse
-        # the first request resuming here would make).
-        try:
-            snap._parsed.append(ModuleCopier.of_copy(state.module))
-        except NotCopyable:
-            pass
-    return snap
 
 
 class PreparedCache:
     """The most recent snapshots, by key (least recently used dropped first).
     Safe to share between threads (campaign threads vectorize in-process for
-    mutants and peers): snapshots are immutable (their parsed module is made
-    once under a lock and only read after) and each request gets its own
-    module. (A snapshot's module, about half a megabyte, is a graph of
-    cycles: once evicted it is freed by the next collection of older
-    objects, not at once.)"""
+    mutants and peers): snapshots are immutable and each request re-reads its
+    own module."""
 
     def __init__(self, size: int = MAX_ENTRIES) -> None:
         self.size = size
