@@ -182,13 +182,11 @@ class _Ctx:
         tx: dict[int, str] = {}
         used: set[str] = set()
         suffix: dict[str, int] = {}  # see `_unique_after`
-        n = 0
         quoted = _QUOTED
         if len(quoted) > 50_000:
             quoted.clear()
         blocks = fn.blocks
-        # Enough `%N` spellings for every value of the function, so the
-        # loop below indexes without a bound check.
+        # Enough `%N` spellings for every value of the function.
         most = len(fn.args) + len(blocks) + sum(len(b.instructions) for b in blocks)
         nums = _NUMBERED if most < len(_NUMBERED) else _numbers(most)
         # `id(type) -> "spelling "`, or "" for void: one lookup tells whether
@@ -200,34 +198,28 @@ class _Ctx:
         # typed spelling of each argument and instruction is made here
         # (almost every one is an operand somewhere); reading its type names
         # the type for `_struct_section`.
+
+        def named(nm: str) -> str:
+            """The spelling of a value named `nm` (made unique in `fn`)."""
+            if nm in used:
+                nm = _unique_after(nm, used, suffix)
+            used.add(nm)
+            q = quoted.get(nm)
+            if q is None:
+                q = quoted[nm] = "%" + quote_name(nm)
+            return q
+
+        numbered = iter(nums).__next__  # the next `%N`
         for v in fn.args:
             nm = v.name
-            if nm:
-                if nm in used:
-                    nm = _unique_after(nm, used, suffix)
-                used.add(nm)
-                q = quoted.get(nm)
-                if q is None:
-                    q = quoted[nm] = "%" + quote_name(nm)
-            else:
-                q = nums[n]
-                n += 1
+            q = named(nm) if nm else numbered()
             k = id(v)
             s[k] = q
             t = v.type
             tx[k] = f"{tc.get(id(t)) or self.type_text(t)} {q}"
         for b in blocks:
             nm = b.name
-            if nm:
-                if nm in used:
-                    nm = _unique_after(nm, used, suffix)
-                used.add(nm)
-                q = quoted.get(nm)
-                if q is None:
-                    q = quoted[nm] = "%" + quote_name(nm)
-            else:
-                q = nums[n]
-                n += 1
+            q = named(nm) if nm else numbered()
             s[id(b)] = q
             t = b.type
             if id(t) not in pre:
@@ -240,16 +232,7 @@ class _Ctx:
                 if not p:
                     continue  # void: not numbered
                 nm = v.name
-                if nm:
-                    if nm in used:
-                        nm = _unique_after(nm, used, suffix)
-                    used.add(nm)
-                    q = quoted.get(nm)
-                    if q is None:
-                        q = quoted[nm] = "%" + quote_name(nm)
-                else:
-                    q = nums[n]
-                    n += 1
+                q = named(nm) if nm else numbered()
                 k = id(v)
                 s[k] = q
                 tx[k] = p + q
@@ -583,29 +566,30 @@ def _atomic_tail(i: I.LoadInst | I.StoreInst) -> str:
     return out
 
 
+def _access(kind: str, i: I.LoadInst | I.StoreInst, body: str) -> str:
+    """A load or store (`kind`) of `body` with its atomic and volatile words
+    and its tail."""
+    if i.ordering or i.volatile:
+        head = f"{kind} atomic" if i.ordering else kind
+        if i.volatile:
+            head += " volatile"
+        return f"{head} {body}{_atomic_tail(i)}"
+    # `_atomic_tail` of a plain access: its alignment.
+    return f"{kind} {body}" if i.align is None else f"{kind} {body}, align {i.align}"
+
+
 def _p_load(c: _Ctx, i: I.LoadInst) -> str:
     t = i.type
     a = i._operands[0]
     body = f"{c.tcache.get(id(t)) or c.type_text(t)}, {c.tx.get(id(a)) or c.typed_miss(a)}"
-    if i.ordering or i.volatile:
-        head = "load atomic" if i.ordering else "load"
-        if i.volatile:
-            head += " volatile"
-        return f"{head} {body}{_atomic_tail(i)}"
-    # `_atomic_tail` of a plain load: its alignment.
-    return f"load {body}" if i.align is None else f"load {body}, align {i.align}"
+    return _access("load", i, body)
 
 
 def _p_store(c: _Ctx, i: I.StoreInst) -> str:
     a, p = i._operands
     tx = c.tx
     body = f"{tx.get(id(a)) or c.typed_miss(a)}, {tx.get(id(p)) or c.typed_miss(p)}"
-    if i.ordering or i.volatile:
-        head = "store atomic" if i.ordering else "store"
-        if i.volatile:
-            head += " volatile"
-        return f"{head} {body}{_atomic_tail(i)}"
-    return f"store {body}" if i.align is None else f"store {body}, align {i.align}"
+    return _access("store", i, body)
 
 
 def _p_alloca(c: _Ctx, i: I.AllocaInst) -> str:
