@@ -18,6 +18,8 @@ from oracle import jit, runtime
 # Each call appends a record (kind, local ids, group ids, sub-group size, the
 # struct's last field, the short) to the log: the order of the calls is
 # visible.
+# The record's fields after the kind, each stored at its slot (1 to 9).
+_FIELDS = ("%l0", "%l1", "%l2", "%g0", "%g1", "%g2", "%sg64", "%f64", "%h64")
 _BODY = """
 entry:
   %i = atomicrmw add ptr %n, i64 1 seq_cst
@@ -32,29 +34,12 @@ entry:
   %g2 = call i64 @_Z12get_group_idj(i32 2)
   %sg = call i32 @_Z18get_sub_group_sizev()
   %sg64 = zext i32 %sg to i64
-  %p1 = getelementptr i64, ptr %r0, i64 1
-  store i64 %l0, ptr %p1
-  %p2 = getelementptr i64, ptr %r0, i64 2
-  store i64 %l1, ptr %p2
-  %p3 = getelementptr i64, ptr %r0, i64 3
-  store i64 %l2, ptr %p3
-  %p4 = getelementptr i64, ptr %r0, i64 4
-  store i64 %g0, ptr %p4
-  %p5 = getelementptr i64, ptr %r0, i64 5
-  store i64 %g1, ptr %p5
-  %p6 = getelementptr i64, ptr %r0, i64 6
-  store i64 %g2, ptr %p6
-  %p7 = getelementptr i64, ptr %r0, i64 7
-  store i64 %sg64, ptr %p7
   %fp = getelementptr inbounds i8, ptr %s, i64 8
   %f = load i32, ptr %fp, align 4
   %f64 = sext i32 %f to i64
-  %p8 = getelementptr i64, ptr %r0, i64 8
-  store i64 %f64, ptr %p8
   %h64 = sext i16 %h to i64
-  %p9 = getelementptr i64, ptr %r0, i64 9
-  store i64 %h64, ptr %p9
-  ret void
+""" + "".join(f"  %p{k} = getelementptr i64, ptr %r0, i64 {k}\n  store i64 {v}, ptr %p{k}\n"
+              for k, v in enumerate(_FIELDS, start=1)) + """  ret void
 }
 """
 # A struct passed by value and a sign-extended short: the drivers must pass
