@@ -347,16 +347,6 @@ class _Ctx:
         """`typed` of a value not in `tx` yet (a constant, mostly)."""
         t = v.type
         ts = self.tcache.get(id(t)) or self.type_text(t)
-        if type(v) is _ConstantInt and type(t) is _IntType:
-            # `_int_text`, inlined (as in `ref_miss`).
-            b = t.bits
-            if b == 1:
-                r = "true" if v.value & 1 else "false"  # type: ignore[attr-defined]
-            else:
-                u = v.value & ((1 << b) - 1)  # type: ignore[attr-defined]
-                r = str(u - (1 << b) if b and u >> (b - 1) else u)
-            s = self.tx[id(v)] = f"{ts} {r}"
-            return s
         leaf = _LEAF_CONSTANTS.get(type(v))
         # `ref`, shortened for a constant that needs no context: it is no
         # local, and its type was just named for `_struct_section`.
