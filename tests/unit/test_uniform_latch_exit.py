@@ -121,11 +121,53 @@ end:
 }
 """
 
+# The latch leaves on an unnamed header phi (true, then false: at most two
+# iterations), as a Csmith kernel's loop did. Control-flow conversion
+# replaces that phi by a load before it builds the latch's select and the
+# exit's negation; both must use the replacement (a kept reference to the
+# erased phi printed as `<badref>` and LLVM rejected the module).
+HEADER_PHI = """; vecz-case: 1
+; kernel: twice
+; args: buf:i64:64:zero buf:i32:64:mod64
+; ndrange: global=64 local=16
+; ndrange: global=37 local=37
+; widths: 4,8,16
+; choices:
+; choices: LinearizeBOSCC
+; choices: LinearizeBOSCC;VectorPredication
+; seed: 5
+
+declare i64 @_Z13get_global_idj(i32)
+
+define spir_kernel void @twice(ptr addrspace(1) %out, ptr addrspace(1) %in) {
+entry:
+  %gid = call i64 @_Z13get_global_idj(i32 0)
+  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid
+  %x = load i32, ptr addrspace(1) %ip, align 4
+  %lim = and i32 %x, 3
+  br label %loop
+loop:
+  %0 = phi i1 [ true, %entry ], [ false, %latch ]
+  %i = phi i32 [ 0, %entry ], [ %i.next, %latch ]
+  %c = icmp ult i32 %i, %lim
+  br i1 %c, label %latch, label %exit
+latch:
+  %i.next = add i32 %i, 1
+  br i1 %0, label %loop, label %exit
+exit:
+  %r = phi i32 [ %i, %loop ], [ %i.next, %latch ]
+  %r64 = zext i32 %r to i64
+  %op = getelementptr inbounds i64, ptr addrspace(1) %out, i64 %gid
+  store i64 %r64, ptr addrspace(1) %op, align 8
+  ret void
+}
+"""
+
 # The same loop with a per-lane limit: its latch must stay a masked exit.
 VARYING_LIMIT = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
 
 
-@pytest.mark.parametrize("case", [LIMIT, REENTER], ids=["limit", "re-enter"])
+@pytest.mark.parametrize("case", [LIMIT, REENTER, HEADER_PHI], ids=["limit", "re-enter", "header-phi"])
 def test_results_match_the_scalar_kernel(case: str) -> None:
     report = oracle.check(case)
     assert Counter(r.status for r in report.results) == {"match": 18}, report.results
@@ -185,3 +227,9 @@ def test_a_counter_starting_from_a_blended_value_is_not_uniform() -> None:
         pytest.skip("../shared/peer-corpus is not beside the checkout (Vecz's lit kernels)")
     report = oracle.check(files[0].read_text(), widths=[4, 8], choices=["", "LinearizeBOSCC"])
     assert report.results and all(r.status == "match" for r in report.results), report.results
+
+
+def test_a_header_phi_condition_is_read_after_its_replacement() -> None:
+    r = vectorize(HEADER_PHI.split("\n\n", 1)[1], kernel="twice", width=4)
+    assert r.stats["uniform_latch_exits"] == 1
+    assert "badref" not in r.ir

@@ -264,7 +264,7 @@ class ControlFlowConversion:
             # Only the loop's last iteration can take the uniform exit: its
             # edge mask and what it stores are done once, after the loop
             # (_leave_by_uniform_exit), and staying needs no mask bit.
-            stay, header, exit_block = ux
+            _, header, exit_block = ux
             edges = {header: m}
             self._delayed[block] = []
         for s, e in edges.items():
@@ -439,9 +439,10 @@ class ControlFlowConversion:
 
     # ------------------------------------------------ uniform latch exits
 
-    def _find_uniform_latch_exits(self) -> dict[Block, tuple[V.Value, Block, Block]]:
+    def _find_uniform_latch_exits(self) -> dict[Block, tuple[V.Value | None, Block, Block]]:
         """Latches of divergent loops that leave the loop on a uniform
-        condition: latch -> (condition to stay, header, exit block).
+        condition: latch -> (condition to stay, or None when it is the
+        branch's own condition: `_stay_condition`; header; exit block).
 
         When such a latch takes its exit, every lane still in the loop
         leaves with it (a lane reaching the back edge passes the latch), so
@@ -470,12 +471,22 @@ class ControlFlowConversion:
                 continue
             if any(not loop.contains(p) for p in exit_block.predecessors):
                 continue
-            stay = term.condition if t is loop.header else None
-            if stay is None:
+            stay = None
+            if t is not loop.header:
                 self._b.position_before(term)
                 stay = self._not(term.condition)
             found[latch] = (stay, loop.header, exit_block)
         return found
+
+    def _stay_condition(self, latch: Block) -> V.Value:
+        """The condition to stay in the loop at `latch`'s uniform exit, read
+        when it is used. The branch's own condition is taken from the branch
+        then, not kept from `_find_uniform_latch_exits`: it may be a header
+        phi, which `_convert_phis` replaces by a load in between, and a kept
+        reference would name the erased phi (the branch's operand, or the
+        negation's, is a use and follows the replacement)."""
+        stay = self._uniform_exits[latch][0]
+        return latch.terminator.condition if stay is None else stay
 
     def _uniform_in_loop(self, value: V.Value, loop: Any) -> bool:
         """Is `value` the same in every lane once `loop`'s header is stored
@@ -523,7 +534,8 @@ class ControlFlowConversion:
         the exit's mask and frozen values for the lanes that were still in
         the loop (none, if the loop ended because no lane was left), and the
         header's mask cleared (staying took no mask bit away)."""
-        stay, header, exit_block = self._uniform_exits[latch]
+        _, header, exit_block = self._uniform_exits[latch]
+        stay = self._stay_condition(latch)
         fn = self.function
         post = fn.add_block(f"{header.name or 'loop'}.uniform.exit", after=latch)
         b = Builder(post)
@@ -582,7 +594,8 @@ class ControlFlowConversion:
                 anyc = b.call(divergence_any_fn(self.module), [e], name=f"{header.name or 'loop'}.any")
                 ux = self._uniform_exits.get(block)
                 if ux is not None:
-                    anyc = b.select(ux[0], anyc, _false(), name=f"{header.name or 'loop'}.stay")
+                    stay = self._stay_condition(block)
+                    anyc = b.select(stay, anyc, _false(), name=f"{header.name or 'loop'}.stay")
                     nxt = self._leave_by_uniform_exit(block, nxt)
                 term.erase_from_parent()
                 b.position_at_end(block)
