@@ -113,8 +113,14 @@ class _Ctx:
     alive in `_tkeep`), so no identity is reused while the table exists.
     """
 
-    def __init__(self, module: Module | None, structs: bool = False) -> None:
+    def __init__(self, module: Module | None, structs: bool = False, strict: bool = False) -> None:
         self.module = module
+        # A whole module printed for LLVM: a local value outside the function
+        # being printed (an erased instruction a pass still refers to, or one
+        # of another function) is spelled `%<badref>` even when it has a
+        # name, so LLVM rejects the module. By its name, LLVM would bind the
+        # reference to whatever value of the function now has that name.
+        self.strict = strict
         self.gnames: dict[int, str] = {}
         self.fn_slots: dict[int, dict[int, str]] = {}
         self.local: dict[int, str] = {}
@@ -287,6 +293,8 @@ class _Ctx:
         if isinstance(v, V.MetadataValue):
             return v.text.render(self.md_ref)
         if isinstance(v, (Argument, I.Instruction, BasicBlock)):
+            if self.strict:
+                return "%<badref>"
             # A value of another function (e.g. while a clone is half built).
             fn = v.parent if isinstance(v, (Argument, BasicBlock)) else v.function
             if isinstance(fn, Function) and fn.blocks:
@@ -915,8 +923,9 @@ def _global(c: _Ctx, g: GlobalVariable) -> str:
 
 
 def print_module(module: Module) -> str:
-    """The whole module as LLVM text."""
-    c = _Ctx(module, structs=True)
+    """The whole module as LLVM text (a reference to a local value that is
+    not in its function is spelled `%<badref>`, which LLVM rejects)."""
+    c = _Ctx(module, structs=True, strict=True)
     out: list[str] = []
     if module.name is not None:
         out.append(f"; ModuleID = '{module.name}'")
