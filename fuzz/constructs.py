@@ -227,6 +227,12 @@ class FunctionConstructs:
                     varying_exit = True
             if varying_exit:
                 self.add("loop: varying exit (divergent loop)")
+            latch = lp.latch
+            cond = getattr(latch.terminator, "condition", None) if latch is not None else None
+            if cond is not None and getattr(cond, "parent", None) is lp.header and cond.opcode == "phi":
+                # The exit test carried round in a header phi (clang's loop
+                # rotation; fuzz knob `carried_exit`).
+                self.add("loop: latch branches on a header phi")
             outer = lp.parent
             if outer is not None and any(not outer.contains(e) for e in exits):
                 self.add("loop: exit leaving an outer loop too")

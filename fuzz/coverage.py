@@ -306,6 +306,8 @@ def _walk(body: list[Stmt], d: Divergence, out: Counter[str], in_div: bool, loop
                 out["loop: trip count depends on the work-item"] += 1
             if s.kind == "do":
                 out["loop: bottom-tested (do-while)"] += 1
+                if s.carried_exit:
+                    out["loop: latch branches on a carried header phi"] += 1
             if loop_depth > 0:
                 out["loop: nested"] += 1
                 if v and div_loops > 0:

@@ -834,6 +834,9 @@ class FunctionEmitter:
             start = self._element_ptr(cur.buffer.elem, self.args[id(cur.buffer)], self.addr(cur.start, cur.buffer),
                                       Access(("inbounds", "nuw")))
         keys = list(self.env)
+        # The carried exit test for the first iteration: stay after it iff
+        # 1 < trip, as the `do` loop's own test would say.
+        first = b.icmp("ult", self.i32(1), trip) if s.carried_exit else None
         pre = self._cur()
         header = self.new_block("loop.header")
         body_bb = self.new_block("loop.body") if s.kind == "for" else None
@@ -843,6 +846,10 @@ class FunctionEmitter:
         carried = [v.id for v in assigned_vars(s.body) if v.id in self.env]
         counter = b.phi(T.IntType(32), name=s.counter.name)
         counter.add_incoming(self.i32(0), pre)
+        again = None
+        if first is not None:
+            again = b.phi(T.IntType(1), name=self._unique(f"{s.counter.name}.again"))
+            again.add_incoming(first, pre)
         cursor = None
         if s.cursor is not None:
             cursor = b.phi(start.type, name=self._unique(f"{s.counter.name}.ptr"))  # type: ignore[union-attr]
@@ -885,6 +892,13 @@ class FunctionEmitter:
                 phi.add_incoming(self.env[vid], latch_end)
             if s.kind == "for":
                 b.br(header)
+            elif again is not None:
+                # The test of the next iteration's end (nxt + 1 < trip), carried
+                # round; this latch branches on the one computed before.
+                ahead = b.icmp("ult", b.add(nxt, self.i32(1)), trip)
+                again.add_incoming(ahead, latch_end)
+                b.cond_br(again, header, exit_bb)
+                frame.breaks.append((dict(self.env), latch_end))
             else:
                 c = b.icmp("ult", nxt, trip)
                 b.cond_br(c, header, exit_bb)

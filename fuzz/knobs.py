@@ -48,6 +48,13 @@ class Knobs:
     # the vectorizer refuses such a kernel, so it is rarer where other things are tested).
     cfg_shapes: float = 0.1
     irreducible: float = 0.04
+    # Chance per bottom-tested loop that its exit test is computed one
+    # iteration ahead and carried in a header phi the latch branches on (as
+    # clang's loop rotation leaves some loops): the latch's condition is
+    # then a phi, which control-flow conversion replaces (a Csmith kernel
+    # found a stale reference to it). 0 draws nothing, so profiles without
+    # it keep their kernels.
+    carried_exit: float = 0.0
 
     # Memory.
     memory: tuple[str, ...] = (
@@ -123,11 +130,11 @@ PROFILES: dict[str, dict[str, Any]] = {
     # Divergent control flow.
     "control": dict(size=24, max_depth=4, memory=("contiguous", "gather"), vectors=False,
                     max_helpers=0, max_arrays=0, atomics=False, cfg_shapes=0.35,
-                    irreducible=0.1),
+                    irreducible=0.1, carried_exit=0.3),
     # Loops: divergent trip counts, breaks, continues, multiple exits.
     "loops": dict(size=26, max_depth=6, max_loop_nest=5, max_iterations=64, switch=False, vectors=False,
                   max_helpers=0, loop_weight=6.0, max_block=6, cfg_shapes=0.35,
-                  irreducible=0.1),
+                  irreducible=0.1, carried_exit=0.4),
     # Control flow real kernels have and the structured statements do not
     # (fuzz.cfg_shapes): guarded traps, endless loops never entered, and
     # irreducible cycles, which make the vectorizer refuse half of these

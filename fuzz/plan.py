@@ -868,7 +868,10 @@ class Loop(Stmt):
     """`for (counter = 0; counter < trip; counter++)` (kind `for`) or its
     bottom-tested form (kind `do`, at least one iteration). The trip count is
     `trip` bounded into `[0, max_trip]` by `bound` (`and`: `trip & max_trip`
-    with max_trip = 2^k-1, `urem`: `trip urem (max_trip+1)`, `umin`)."""
+    with max_trip = 2^k-1, `urem`: `trip urem (max_trip+1)`, `umin`).
+    `carried_exit` (kind `do` only): the same iterations, but the exit test
+    is computed one iteration ahead and carried in a header phi, which the
+    latch branches on."""
 
     counter: Var
     kind: str
@@ -877,6 +880,7 @@ class Loop(Stmt):
     max_trip: int
     body: list[Stmt]
     cursor: Cursor | None = None
+    carried_exit: bool = False
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.trip,)

@@ -787,6 +787,7 @@ class Planner:
     def _loop_stmt(self, depth: int, limit: int) -> Stmt:
         c, k = self.c, self.k
         kind = c.choice(("for", "do"))
+        carried = kind == "do" and k.carried_exit > 0 and c.boolean(k.carried_exit)
         bound = c.choice(("umin", "and", "urem"))
         if bound == "and":
             max_trip = c.choice([m for m in (1, 3, 7, 15) if m <= limit])
@@ -815,7 +816,7 @@ class Planner:
         self.scopes.pop()
         self.iterations = saved
         self.loops.pop()
-        return Loop(counter, kind, trip, bound, max_trip, body, cursor)
+        return Loop(counter, kind, trip, bound, max_trip, body, cursor, carried_exit=carried)
 
     def _switch_stmt(self, depth: int) -> Stmt:
         c, k = self.c, self.k

@@ -267,7 +267,8 @@ def stmts_c(body: list[Stmt], indent: int = 1) -> list[str]:
             else:
                 out.append(f"{pad}int {n} = 0; do {{")
                 out += stmts_c(s.body, indent + 1)
-                out.append(f"{pad}}} while (++{n} < {trip});")
+                carried = "  /* exit test carried from the iteration before */" if s.carried_exit else ""
+                out.append(f"{pad}}} while (++{n} < {trip});{carried}")
         elif isinstance(s, Break):
             out.append(f"{pad}break;" if s.levels == 1 else f"{pad}break {s.levels};")
         elif isinstance(s, Continue):
