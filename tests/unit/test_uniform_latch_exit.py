@@ -13,27 +13,25 @@ import pytest
 import oracle
 from vectorizer import vectorize
 
+
+def _case(kernel: str, args: str, seed: int, body: str) -> str:
+    """A case file over this file's matrix (2 NDRanges x 3 widths x 3 choice
+    sets) for `kernel(out, in)`; `body` goes on after the entry block has
+    loaded `%x = in[gid]`."""
+    return (f"; vecz-case: 1\n; kernel: {kernel}\n; args: {args}\n"
+            "; ndrange: global=64 local=16\n; ndrange: global=37 local=37\n; widths: 4,8,16\n"
+            "; choices:\n; choices: LinearizeBOSCC\n; choices: LinearizeBOSCC;VectorPredication\n"
+            f"; seed: {seed}\n\n"
+            "declare i64 @_Z13get_global_idj(i32)\n\n"
+            f"define spir_kernel void @{kernel}(ptr addrspace(1) %out, ptr addrspace(1) %in) {{\n"
+            "entry:\n  %gid = call i64 @_Z13get_global_idj(i32 0)\n"
+            "  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid\n"
+            f"  %x = load i32, ptr addrspace(1) %ip, align 4\n{body}")
+
+
 # while (v > 1 && n < 10) { v -= 3; n++; }: lanes still looping when the
 # limit is reached leave through the uniform exit, the others earlier.
-LIMIT = """; vecz-case: 1
-; kernel: limit
-; args: buf:i32:64:zero buf:i32:64:mod64
-; ndrange: global=64 local=16
-; ndrange: global=37 local=37
-; widths: 4,8,16
-; choices:
-; choices: LinearizeBOSCC
-; choices: LinearizeBOSCC;VectorPredication
-; seed: 3
-
-declare i64 @_Z13get_global_idj(i32)
-
-define spir_kernel void @limit(ptr addrspace(1) %out, ptr addrspace(1) %in) {
-entry:
-  %gid = call i64 @_Z13get_global_idj(i32 0)
-  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid
-  %x = load i32, ptr addrspace(1) %ip, align 4
-  br label %head
+LIMIT = _case("limit", "buf:i32:64:zero buf:i32:64:mod64", 3, """  br label %head
 head:
   %n = phi i32 [ 0, %entry ], [ %n.next, %body ]
   %v = phi i32 [ %x, %entry ], [ %v.next, %body ]
@@ -53,29 +51,11 @@ exit:
   store i32 %r, ptr addrspace(1) %op, align 4
   ret void
 }
-"""
+""")
 
 # An inner divergent loop with an iteration limit, re-entered by a different
 # set of lanes in each outer iteration; a lane entering counts itself.
-REENTER = """; vecz-case: 1
-; kernel: reenter
-; args: buf:i32:512:zero buf:i32:64:mod256
-; ndrange: global=64 local=16
-; ndrange: global=37 local=37
-; widths: 4,8,16
-; choices:
-; choices: LinearizeBOSCC
-; choices: LinearizeBOSCC;VectorPredication
-; seed: 4
-
-declare i64 @_Z13get_global_idj(i32)
-
-define spir_kernel void @reenter(ptr addrspace(1) %out, ptr addrspace(1) %in) {
-entry:
-  %gid = call i64 @_Z13get_global_idj(i32 0)
-  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid
-  %x = load i32, ptr addrspace(1) %ip, align 4
-  %row = mul i64 %gid, 8
+REENTER = _case("reenter", "buf:i32:512:zero buf:i32:64:mod256", 4, """  %row = mul i64 %gid, 8
   br label %outer
 outer:
   %k = phi i32 [ 0, %entry ], [ %k.next, %outer.latch ]
@@ -119,32 +99,14 @@ outer.latch:
 end:
   ret void
 }
-"""
+""")
 
 # The latch leaves on an unnamed header phi (true, then false: at most two
 # iterations), as a Csmith kernel's loop did. Control-flow conversion
 # replaces that phi by a load before it builds the latch's select and the
 # exit's negation; both must use the replacement (a kept reference to the
 # erased phi printed as `<badref>` and LLVM rejected the module).
-HEADER_PHI = """; vecz-case: 1
-; kernel: twice
-; args: buf:i64:64:zero buf:i32:64:mod64
-; ndrange: global=64 local=16
-; ndrange: global=37 local=37
-; widths: 4,8,16
-; choices:
-; choices: LinearizeBOSCC
-; choices: LinearizeBOSCC;VectorPredication
-; seed: 5
-
-declare i64 @_Z13get_global_idj(i32)
-
-define spir_kernel void @twice(ptr addrspace(1) %out, ptr addrspace(1) %in) {
-entry:
-  %gid = call i64 @_Z13get_global_idj(i32 0)
-  %ip = getelementptr inbounds i32, ptr addrspace(1) %in, i64 %gid
-  %x = load i32, ptr addrspace(1) %ip, align 4
-  %lim = and i32 %x, 3
+HEADER_PHI = _case("twice", "buf:i64:64:zero buf:i32:64:mod64", 5, """  %lim = and i32 %x, 3
   br label %loop
 loop:
   %0 = phi i1 [ true, %entry ], [ false, %latch ]
@@ -161,7 +123,7 @@ exit:
   store i64 %r64, ptr addrspace(1) %op, align 8
   ret void
 }
-"""
+""")
 
 # The same loop with a per-lane limit: its latch must stay a masked exit.
 VARYING_LIMIT = LIMIT.split("\n\n", 1)[1].replace("%more = icmp ult i32 %n.next, 10", "%more = icmp ult i32 %n.next, %x")
