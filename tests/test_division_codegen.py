@@ -1,11 +1,13 @@
-"""Integer divisions with a broadcast operand (packetizer `_splits_division`):
-the vectorizer's output compiles at codegen -O0, how the oracle compiles it.
+"""Integer divisions by a divisor that is not a constant (packetizer
+`_splits_division`): the vectorizer's output compiles at codegen -O0, how
+the oracle compiles it.
 
 LLVM 22's x86 instruction selection aborts the process ("Node is not in
 map!") when it splits a vector integer division whose operand is a broadcast
 of a loaded vector's element and a call comes between the load and the
-division; the vectorizer now emits such divisions lane by lane. Each
-compile runs in a subprocess: a regression would abort it."""
+division, a broadcast it also finds inside a select (Vector Predication's
+guarded divisor); the vectorizer emits every such division lane by lane.
+Each compile runs in a subprocess: a regression would abort it."""
 
 from __future__ import annotations
 
@@ -55,6 +57,18 @@ def test_subgroup_seed_4001_matches_with_vector_predication() -> None:
     # a loaded <8 x i32> by a per-lane divisor, a get_local_id call between.
     text = fuzz.generate(4001, profile="subgroup")
     report = oracle.check(text, widths=[8], dims=[0], choices=["VectorPredication"], timeout=20)
+    assert report.results, report.summary
+    assert {r.status for r in report.results} == {"match"}, \
+        "\n".join(f"{r.global_size}/{r.local_size}: {r.status}: {r.detail}" for r in report.results)
+
+
+def test_guarded_divisor_seed_9000682_matches_with_vector_predication() -> None:
+    # A rotated campaign's kernel: `urem` of a lane of a loaded <8 x i64> by
+    # a uniform divisor, which Vector Predication guards as select(mask,
+    # divisor, 1) before packetization; the packet of that select is varying,
+    # yet LLVM found the broadcast in it and aborted at -O0 (dimension 1).
+    text = fuzz.generate(9000682, profile="subgroup")
+    report = oracle.check(text, widths=[8], dims=[1], choices=["VectorPredication"], timeout=20)
     assert report.results, report.summary
     assert {r.status for r in report.results} == {"match"}, \
         "\n".join(f"{r.global_size}/{r.local_size}: {r.status}: {r.detail}" for r in report.results)

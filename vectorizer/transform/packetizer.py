@@ -293,22 +293,21 @@ class Packetizer:
 
     def _splits_division(self, inst: I.BinaryOperator) -> bool:
         """Is `inst` an integer division whose packet `_divide_by_lane` builds:
-        a divisor that is not a constant, and an operand that is uniform (a
-        broadcast in the packet) and not a constant?
+        every one whose divisor is not a constant?
 
         The backend has no vector integer division on x86 and splits a
-        vector one into scalar divisions; LLVM 22's x86 instruction selection
-        gets that split wrong when an operand is a broadcast of one element
-        of a loaded vector and a call comes between the load and the
-        division: it builds a chain node that depends on itself, and codegen
-        at -O0 aborts ("Node is not in map!"). The broadcast may be made by
-        LLVM's cleanup from ours, so every broadcast operand is avoided. A
-        constant divisor keeps the vector division (the backend turns it
-        into multiplies and shifts, no split), and so do two varying
-        operands (no broadcast to split)."""
-        if inst.opcode not in INTEGER_DIVISIONS or isinstance(inst.rhs, V.Constant):
-            return False
-        return any(not isinstance(op, V.Constant) and self.uniform.is_uniform(op) for op in (inst.lhs, inst.rhs))
+        vector one into scalar divisions, so splitting it here costs the
+        machine code nothing. LLVM 22's x86 instruction selection gets that
+        split wrong when an operand is a broadcast of one element of a
+        loaded vector and a call comes between the load and the division:
+        it builds a chain node that depends on itself, and codegen at -O0
+        aborts ("Node is not in map!"). The broadcast need not be ours: LLVM
+        finds one through a select (Vector Predication's guarded divisor,
+        `select(mask, broadcast, 1)`) or makes one in its cleanup, so no
+        operand shape is safe to leave as a vector division. A constant
+        divisor keeps it (the backend turns it into multiplies and shifts,
+        no split)."""
+        return inst.opcode in INTEGER_DIVISIONS and not isinstance(inst.rhs, V.Constant)
 
     def _divide_by_lane(self, inst: I.BinaryOperator, b: Builder, name: str | None) -> V.Value:
         """The packet of an integer division built from one scalar division

@@ -1,12 +1,14 @@
-; An integer division with a uniform (broadcast) operand and a divisor that
-; is not a constant is packetized as one scalar division per lane, the
-; uniform operand used as the scalar it is. x86 has no vector integer
-; division, so the backend would split the vector one the same way, and
-; LLVM 22's x86 instruction selection aborts at -O0 ("Node is not in map!")
-; splitting one whose operand is a broadcast of a loaded vector's element
-; when a call comes between the load and the division (@uniform_dividend at
-; W=8). Two varying operands, or a constant divisor, keep the vector
-; division (the backend turns a constant divisor into multiplies).
+; An integer division whose divisor is not a constant is packetized as one
+; scalar division per lane, a uniform operand used as the scalar it is. x86
+; has no vector integer division, so the backend would split the vector one
+; the same way, and LLVM 22's x86 instruction selection aborts at -O0 ("Node
+; is not in map!") splitting one whose operand is a broadcast of a loaded
+; vector's element when a call comes between the load and the division
+; (@uniform_dividend at W=8). LLVM finds such a broadcast through a select
+; too (Vector Predication's guarded divisor: a fuzz kernel with two varying
+; operands aborted it), so two varying operands are split as well. A
+; constant divisor keeps the vector division (the backend turns it into
+; multiplies).
 ; RUN: %veczc -k uniform_dividend -k uniform_divisor -k varying -k constant_divisor -w 8 -S %s | FileCheck %s
 
 ; CHECK-LABEL: define spir_kernel void @__vecz_v8_uniform_dividend(
@@ -24,8 +26,9 @@
 ; CHECK:       ret void
 
 ; CHECK-LABEL: define spir_kernel void @__vecz_v8_varying(
-; CHECK:       sdiv <8 x i32>
-; CHECK-NOT:   sdiv i32
+; CHECK-NOT:   sdiv <8 x i32>
+; CHECK-COUNT-8: sdiv i32 %{{.+}}, %{{.+}}
+; CHECK-NOT:   sdiv
 ; CHECK:       ret void
 
 ; CHECK-LABEL: define spir_kernel void @__vecz_v8_constant_divisor(

@@ -31,7 +31,7 @@
 ; DIR-NEXT: 002-divide-cleanup.ll
 ; RUN: FileCheck --check-prefix=FILE %s < %t.dir/001-divide-packetize.ll
 ; FILE: ; *** IR Dump After packetize on divide ***
-; FILE: sdiv <4 x i32>
+; FILE: sdiv i32
 ; RUN: not %veczc -S %s --print-dir %t.dir 2>&1 | FileCheck --check-prefix=NODUMP %s
 ; NODUMP: veczc: error: --print-dir needs --print-after or --print-after-all
 

@@ -17,7 +17,8 @@
 ; RUN: %veczc -vecz-choices=VectorPredication -S %s | FileCheck --check-prefix=VP %s
 ; DivisionExceptions: always satisfied: a masked division's divisor is
 ; replaced by 1 in inactive lanes (select, which instcombine writes as umax
-; here), with the choice on or off.
+; here), with the choice on or off; the division itself is one per lane (x86
+; has no vector integer division: packetizer `_splits_division`).
 ; RUN: %veczc -vecz-choices=DivisionExceptions -S %s | FileCheck --check-prefix=DIV %s
 ; RUN: %veczc -vecz-choices=noDivisionExceptions -S %s | FileCheck --check-prefix=DIV %s
 ; TargetIndependentPacketization: satisfied, no effect: the packetizer only
@@ -63,7 +64,8 @@
 ; BOSCC-LABEL: define spir_kernel void @__vecz_v4_divide(
 ; BOSCC:         entry.boscc.any:
 ; BOSCC:       div.uni:
-; BOSCC-NEXT:    sdiv <4 x i32> splat (i32 100), %d.v
+; BOSCC-NEXT:    [[D0:%.*]] = extractelement <4 x i32> %d.v, i64 0
+; BOSCC-NEXT:    sdiv i32 100, [[D0]]
 
 ; VP-LABEL: define spir_kernel void @__vecz_v4_uni(
 ; VP:         @_Z14get_local_sizej(i32 0)
@@ -72,7 +74,8 @@
 
 ; DIV-LABEL: define spir_kernel void @__vecz_v4_divide(
 ; DIV:         [[SAFE:%.*]] = call <4 x i32> @llvm.umax.v4i32(<4 x i32> %d.v, <4 x i32> splat (i32 1))
-; DIV-NEXT:    sdiv <4 x i32> splat (i32 100), [[SAFE]]
+; DIV-NEXT:    [[S0:%.*]] = extractelement <4 x i32> [[SAFE]], i64 0
+; DIV-NEXT:    sdiv i32 100, [[S0]]
 
 ; BAD: veczc: error: unknown vectorization choice 'Bogus'
 
