@@ -52,23 +52,16 @@ def test_division_by_lane_compiles_at_o0(width: int) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-def test_subgroup_seed_4001_matches_with_vector_predication() -> None:
-    # The fuzzer's kernel that found the abort: a masked `srem` of a lane of
-    # a loaded <8 x i32> by a per-lane divisor, a get_local_id call between.
-    text = fuzz.generate(4001, profile="subgroup")
-    report = oracle.check(text, widths=[8], dims=[0], choices=["VectorPredication"], timeout=20)
-    assert report.results, report.summary
-    assert {r.status for r in report.results} == {"match"}, \
-        "\n".join(f"{r.global_size}/{r.local_size}: {r.status}: {r.detail}" for r in report.results)
-
-
-def test_guarded_divisor_seed_9000682_matches_with_vector_predication() -> None:
-    # A rotated campaign's kernel: `urem` of a lane of a loaded <8 x i64> by
-    # a uniform divisor, which Vector Predication guards as select(mask,
-    # divisor, 1) before packetization; the packet of that select is varying,
-    # yet LLVM found the broadcast in it and aborted at -O0 (dimension 1).
-    text = fuzz.generate(9000682, profile="subgroup")
-    report = oracle.check(text, widths=[8], dims=[1], choices=["VectorPredication"], timeout=20)
+# Campaign kernels of the `subgroup` profile that aborted LLVM, at W=8 with
+# Vector Predication: seed 4001, a masked `srem` of a lane of a loaded
+# <8 x i32> by a per-lane divisor, a get_local_id call between (dimension 0);
+# seed 9000682, a `urem` of a lane of a loaded <8 x i64> by a uniform divisor
+# that Vector Predication guards as select(mask, divisor, 1), whose packet is
+# varying, yet LLVM found the broadcast in it (dimension 1).
+@pytest.mark.parametrize(("seed", "dim"), [(4001, 0), (9000682, 1)], ids=["srem-4001", "guarded-urem-9000682"])
+def test_subgroup_campaign_kernels_match_with_vector_predication(seed: int, dim: int) -> None:
+    text = fuzz.generate(seed, profile="subgroup")
+    report = oracle.check(text, widths=[8], dims=[dim], choices=["VectorPredication"], timeout=20)
     assert report.results, report.summary
     assert {r.status for r in report.results} == {"match"}, \
         "\n".join(f"{r.global_size}/{r.local_size}: {r.status}: {r.detail}" for r in report.results)
