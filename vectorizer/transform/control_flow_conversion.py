@@ -529,13 +529,12 @@ class ControlFlowConversion:
                     changed = True
         return check(value, set())
 
-    def _leave_by_uniform_exit(self, latch: Block, nxt: Block) -> Block:
+    def _leave_by_uniform_exit(self, latch: Block, nxt: Block, stay: V.Value) -> Block:
         """A block on the latch's way out doing the uniform exit's work once:
         the exit's mask and frozen values for the lanes that were still in
         the loop (none, if the loop ended because no lane was left), and the
         header's mask cleared (staying took no mask bit away)."""
         _, header, exit_block = self._uniform_exits[latch]
-        stay = self._stay_condition(latch)
         fn = self.function
         post = fn.add_block(f"{header.name or 'loop'}.uniform.exit", after=latch)
         b = Builder(post)
@@ -596,7 +595,7 @@ class ControlFlowConversion:
                 if ux is not None:
                     stay = self._stay_condition(block)
                     anyc = b.select(stay, anyc, _false(), name=f"{header.name or 'loop'}.stay")
-                    nxt = self._leave_by_uniform_exit(block, nxt)
+                    nxt = self._leave_by_uniform_exit(block, nxt, stay)
                 term.erase_from_parent()
                 b.position_at_end(block)
                 b.cond_br(anyc, header, nxt)
